@@ -1,0 +1,307 @@
+"""A rule-based agent over what any agent can see: keywords, sender, tier and the vocabulary.
+
+It is the bar a learning agent should clear. It guesses a situation from the text, then maps the
+situation onto the mode's vocabulary. It does not judge sentiment and writes generic replies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any
+
+from inbox_triage.agents.base import ActionDict, Observation, compose_reply
+from inbox_triage.domain import Scenario
+
+# Checked in this order: the first situation whose keywords match wins.
+SITUATIONS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "spam",
+        (
+            "you have won",
+            "you've won",
+            "winner",
+            "lottery",
+            "prize",
+            "claim your",
+            "processing fee",
+            "verify your account",
+            "verify your credentials",
+            "click the link below",
+            "bank details have changed",
+        ),
+    ),
+    (
+        "security",
+        ("hacked", "compromised", "taken over", "takeover", "unauthori", "suspicious", "fraud"),
+    ),
+    ("outage", ("outage", "is down", "are down", "service unavailable", "503")),
+    (
+        "legal",
+        (
+            "gdpr",
+            "subpoena",
+            "data subject",
+            "attorney",
+            "lawyer",
+            "legal",
+            "court",
+            "erasure",
+            "right to be forgotten",
+        ),
+    ),
+    ("churn", ("cancel", "go public", "the press", "switching to", "competitor", "unacceptable")),
+    ("billing", ("invoice", "charged", "charge", "refund", "billing", "payment")),
+    ("shipping", ("order", "shipment", "shipping", "tracking", "delivery", "parcel", "courier")),
+    ("login", ("log in", "login", "password", "sign in")),
+    ("bug", ("bug", "error", "crash", "broken", "missing", "doesn't work", "not working")),
+    ("sales", ("pricing", "demo", "seats", "partnership", "quote", "enterprise plan")),
+    ("hr", ("lunch", "payroll", "leave", "benefits", "holiday", "payslip", "hr")),
+    ("feature", ("idea", "feature", "roadmap", "suggestion")),
+    ("newsletter", ("newsletter", "unsubscribe", "digest", "webinar")),
+]
+
+PRIORITY_RANK = {"urgent": 0, "high": 1, "medium": 2, "low": 3, "spam": 4}
+
+TRIAGE = {  # situation -> (priority, category, route_to, flag_review)
+    "spam": ("spam", "spam_phishing", "trash", False),
+    "security": ("urgent", "customer_complaint", "support_tier2", True),
+    "outage": ("urgent", "technical_support", "support_tier2", False),
+    "legal": ("high", "legal_compliance", "legal", True),
+    "churn": ("high", "customer_complaint", "management", True),
+    "billing": ("high", "billing_inquiry", "billing", False),
+    "shipping": ("medium", "customer_complaint", "support_tier1", False),
+    "login": ("medium", "technical_support", "support_tier1", False),
+    "bug": ("medium", "technical_support", "support_tier1", False),
+    "sales": ("medium", "sales_lead", "sales", False),
+    "hr": ("low", "internal_hr", "hr", False),
+    "feature": ("low", "general_inquiry", "support_tier1", False),
+    "newsletter": ("low", "general_inquiry", "archive", False),
+    "general": ("low", "general_inquiry", "support_tier1", False),
+}
+
+TICKET = {  # situation -> (priority, team)
+    "security": ("urgent", "trust_safety"),
+    "outage": ("urgent", "technical"),
+    "billing": ("high", "billing"),
+    "shipping": ("medium", "shipping"),
+    "login": ("medium", "account"),
+    "bug": ("medium", "technical"),
+}
+TAG_WORDS = {
+    "password-reset": ("password reset", "reset my password", "resetting my password"),
+    "login": ("log in", "login", "sign in"),
+    "refund": ("refund",),
+    "double-charge": ("twice", "double", "duplicate"),
+    "security": ("hacked", "compromised", "taken over", "takeover", "suspicious"),
+    "account-takeover": ("taken over", "takeover", "hacked"),
+    "fraud": ("fraud", "scam", "unauthorized charge"),
+    "content-abuse": ("abuse", "abusive", "offensive"),
+    "harassment": ("harass",),
+    "shipping-delay": ("late", "delayed", "tracking"),
+    "damaged-item": ("damaged",),
+    "bug": ("bug", "error"),
+    "outage": ("outage",),
+}
+
+INBOX = {  # situation -> (priority, queue, template, escalate_to, resolution_code)
+    "security": ("urgent", "security", "security_lockdown", "security", None),
+    "outage": ("urgent", "incidents", "incident_acknowledged", "incident_response", None),
+    "legal": ("high", "legal", "legal_request_received", "legal", None),
+    "billing": ("high", "billing", "billing_review", "billing_ops", None),
+    "bug": ("medium", "technical", "bug_acknowledged", "engineering", None),
+    "login": ("medium", "account", "password_reset_steps", None, "password_reset_completed"),
+    "shipping": ("medium", "shipping", "shipping_update", None, "shipping_update_provided"),
+    "feature": ("low", "product", "feature_request_logged", None, "feature_request_logged"),
+    "general": ("low", "account", "generic_acknowledgement", None, "question_answered"),
+}
+
+REPLY_POINTS = {
+    "security": [
+        "We have locked your account to secure it",
+        "Our security team is investigating what happened",
+    ],
+    "outage": ["Our engineers are investigating the outage", "We will post updates as we go"],
+    "legal": [
+        "Your request has been passed to our legal team",
+        "They will respond within the time the law allows",
+    ],
+    "churn": [
+        "I have shared your feedback with our management team",
+        "A senior manager will contact you directly",
+    ],
+    "billing": [
+        "Our billing team will review the charge",
+        "We will confirm the outcome once the review is done",
+    ],
+    "shipping": [
+        "We are checking the delivery with the courier",
+        "We will send you the latest tracking update",
+    ],
+    "login": [
+        "Please request a new reset link and open it in a private window",
+        "Clearing your cache and cookies usually fixes an expired token",
+    ],
+    "bug": ["Thank you for the detailed report", "Our technical team will look into the error"],
+    "sales": [
+        "Our sales team would be glad to walk you through the plan",
+        "We can set up a call or demo at a time that suits you",
+    ],
+    "hr": ["Thanks for the note", "I will reply to the people team directly"],
+    "feature": ["Thank you for the suggestion", "We have shared it with the product team"],
+    "general": ["Thanks for your question", "A member of our team will reply shortly"],
+}
+_IDS = re.compile(r"\b[A-Z]{2,5}-[0-9][0-9A-Z-]{2,}\b")
+
+
+def situation(text: str) -> str:
+    lowered = text.lower()
+    for name, keywords in SITUATIONS:
+        if any(k in lowered for k in keywords):
+            return name
+    return "general"
+
+
+def reply_for(name: str, first_name: str, text: str) -> str:
+    points = list(REPLY_POINTS.get(name, REPLY_POINTS["general"]))
+    ids = sorted(set(_IDS.findall(text)))
+    if ids:
+        points.insert(0, "This concerns " + ", ".join(ids[:3]))
+    return compose_reply(first_name, points)
+
+
+def _bump(priority: str, tier: str) -> str:
+    if tier in ("vip", "enterprise") and priority in ("medium", "low"):
+        return "high"
+    return priority
+
+
+class HeuristicAgent:
+    """Keyword rules mapped onto each mode's vocabulary."""
+
+    name = "heuristic"
+
+    def __init__(self) -> None:
+        self._plan: deque[ActionDict] = deque()
+
+    def reset(self, observation: Observation, *, scenario: Scenario | None, seed: int) -> None:
+        mode = observation["mode"]
+        plan = (
+            self._ticket(observation)
+            if mode == "ticket"
+            else (self._inbox(observation) if mode == "inbox" else [])
+        )
+        self._plan = deque(plan)
+
+    def act(self, observation: Observation) -> ActionDict:
+        if observation["mode"] == "triage":
+            return self._triage_next(observation)
+        if self._plan:
+            return self._plan.popleft()
+        if "finish" in observation["allowed_actions"]:
+            return {"action_type": "finish"}
+        return {"action_type": "noop"}
+
+    def _triage_next(self, obs: Observation) -> ActionDict:
+        """Decides every pending email, then sends the most pressing decision that still fits."""
+        decisions: list[tuple[tuple[int, int], ActionDict]] = []
+        for email in obs["inbox"]:
+            if email["processed"]:
+                continue
+            text = f"{email['subject']}\n{email['sender']}\n{email['body']}"
+            name = situation(text)
+            priority, category, route, flag = TRIAGE[name]
+            if name != "spam":
+                priority = _bump(priority, email["customer_tier"])
+            action: dict[str, Any] = {
+                "email_id": email["email_id"],
+                "priority": priority,
+                "category": category,
+                "route_to": route,
+                "summary": f"{name.title()} email: {email['subject']}"[:280],
+                "flag_review": flag and obs["escalation_budget_remaining"] > 0,
+            }
+            if name not in ("spam", "newsletter"):
+                first = email["customer_name"].split(" ")[0]
+                action["reply_draft"] = reply_for(name, first, text)
+            decisions.append(((PRIORITY_RANK[priority], -email["received_at"]), action))
+        if not decisions:
+            return {"action_type": "finish"}
+        action = min(decisions, key=lambda d: d[0])[1]
+        remaining = obs["team_queue_remaining"]
+        if remaining.get(action["route_to"], 1) <= 0:
+            open_queues = [q for q in obs["vocabulary"]["queues"] if remaining.get(q, 1) > 0]
+            action["route_to"] = open_queues[0]
+        return action
+
+    def _ticket(self, obs: Observation) -> list[ActionDict]:
+        text = f"{obs['title']}\n{obs['customer_message']}"
+        name = situation(text)
+        priority, team = TICKET.get(name, ("medium", "technical"))
+        tier = obs["customer_tier"] or "standard"
+        plan: list[ActionDict] = [
+            {"action_type": "set_priority", "value": _bump(priority, tier)},
+            {"action_type": "route_team", "value": team},
+        ]
+        lowered = text.lower()
+        tags = [t for t, words in TAG_WORDS.items() if any(w in lowered for w in words)]
+        if tier == "vip":
+            tags.append("vip")
+        allowed = set(obs["vocabulary"]["tags"])
+        plan += [{"action_type": "add_tag", "value": t} for t in tags if t in allowed]
+        if name in ("billing", "security"):
+            plan.append(
+                {
+                    "action_type": "request_info",
+                    "value": "Could you send us a screenshot of what you see and the transaction "
+                    "receipt, or the last four digits of the card?",
+                }
+            )
+        plan.append(
+            {
+                "action_type": "draft_reply",
+                "value": reply_for(name, (obs.get("customer_name") or "").split(" ")[0], text),
+            }
+        )
+        plan.append({"action_type": "close_ticket"})
+        return plan
+
+    def _inbox(self, obs: Observation) -> list[ActionDict]:
+        work: list[tuple[tuple[int, int], list[ActionDict]]] = []
+        for t in obs["tickets"]:
+            name = situation(f"{t['subject']}\n{t['message']}")
+            priority, queue, template, escalate_to, code = INBOX.get(name, INBOX["general"])
+            priority = _bump(priority, t["customer_tier"])
+            steps: list[ActionDict] = [
+                {
+                    "action_type": "classify_ticket",
+                    "ticket_id": t["ticket_id"],
+                    "priority": priority,
+                    "queue": queue,
+                },
+                {
+                    "action_type": "respond_ticket",
+                    "ticket_id": t["ticket_id"],
+                    "response_template": template,
+                },
+            ]
+            if escalate_to:
+                steps.append(
+                    {
+                        "action_type": "escalate_ticket",
+                        "ticket_id": t["ticket_id"],
+                        "escalate_to": escalate_to,
+                        "reason": f"{name} ticket",
+                    }
+                )
+            elif code:
+                steps.append(
+                    {
+                        "action_type": "resolve_ticket",
+                        "ticket_id": t["ticket_id"],
+                        "resolution_code": code,
+                    }
+                )
+            work.append(((PRIORITY_RANK[priority], t["sla_deadline"] or 0), steps))
+        work.sort(key=lambda w: w[0])
+        return [a for _, steps in work for a in steps] + [{"action_type": "finish"}]

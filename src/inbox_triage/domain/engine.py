@@ -1,0 +1,302 @@
+"""The one triage engine every mode drives.
+
+It owns the rules of the world: vocabularies, queue capacities, the escalation budget, the
+clock and SLA deadlines, and the event log. It knows nothing of modes' payloads, rewards or HTTP.
+Every operation validates first and changes nothing when it refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from inbox_triage.domain.models import Scenario, Ticket
+from inbox_triage.domain.state import Event, InboxState, Incident, TicketWork
+from inbox_triage.domain.text import makes_forbidden_promise, requests_sensitive_data
+
+
+class ActionError(ValueError):
+    """A refused action. Names the offending field and, where it helps, the allowed values."""
+
+    def __init__(self, field: str, message: str, allowed: Iterable[str] | None = None) -> None:
+        self.field = field
+        self.message = message
+        self.allowed = list(allowed) if allowed is not None else None
+        text = f"{field}: {message}"
+        if self.allowed is not None:
+            text += f" (allowed: {', '.join(self.allowed) if self.allowed else 'none'})"
+        super().__init__(text)
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"field": self.field, "message": self.message}
+        if self.allowed is not None:
+            out["allowed"] = self.allowed
+        return out
+
+
+class Engine:
+    """Applies triage operations to an :class:`InboxState` under a scenario's rules."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.org = scenario.org
+        self.policy = scenario.policy
+        self._tickets: dict[str, Ticket] = {t.id: t for t in scenario.tickets}
+        capacity = {
+            q: n
+            for q, n in scenario.settings.queue_capacity.items()
+            if q not in scenario.org.unlimited_queues
+        }
+        self.state = InboxState(
+            work={t.id: TicketWork(ticket_id=t.id) for t in scenario.tickets},
+            queue_remaining=dict(capacity),
+            escalation_budget=scenario.settings.escalation_budget,
+        )
+        self.log("episode_started", None, f"{len(scenario.tickets)} tickets in the inbox")
+        self._update_sla()
+
+    # ----------------------------------------------------------------- lookups
+    @property
+    def tickets(self) -> dict[str, Ticket]:
+        return self._tickets
+
+    def ticket(self, ticket_id: str | None, field: str = "ticket_id") -> Ticket:
+        if not ticket_id:
+            raise ActionError(field, "is required", self._tickets)
+        ticket = self._tickets.get(ticket_id)
+        if ticket is None:
+            raise ActionError(field, f"unknown id {ticket_id!r}", self._tickets)
+        return ticket
+
+    def work(self, ticket_id: str) -> TicketWork:
+        return self.state.work[ticket_id]
+
+    @staticmethod
+    def check_choice(field: str, value: str | None, allowed: Iterable[str]) -> str:
+        allowed = tuple(allowed)
+        if value is None or value == "":
+            raise ActionError(field, "is required", allowed)
+        if value not in allowed:
+            raise ActionError(field, f"{value!r} is not an allowed value", allowed)
+        return value
+
+    def received_at(self, ticket: Ticket) -> int:
+        return -ticket.received_minutes_ago
+
+    def deadline(self, ticket: Ticket, priority: str | None) -> int | None:
+        minutes = self.policy.sla_for(priority, ticket.customer.tier)
+        return None if minutes is None else self.received_at(ticket) + minutes
+
+    def visible_deadline(self, ticket_id: str) -> int | None:
+        """The deadline the agent can see: by the priority it assigned, or the default."""
+        return self.deadline(self._tickets[ticket_id], self.state.work[ticket_id].priority)
+
+    # ----------------------------------------------------------------- checks
+    def check_route(self, ticket_id: str, queue: str | None, field: str) -> str:
+        queue = self.check_choice(field, queue, self.org.queues)
+        current = self.state.work[ticket_id].queue
+        remaining = self.state.queue_remaining
+        if queue != current and queue in remaining and remaining[queue] <= 0:
+            open_queues = [q for q in self.org.queues if remaining.get(q, 1) > 0]
+            raise ActionError(field, f"queue {queue!r} is at capacity", open_queues)
+        return queue
+
+    def check_budget(self, field: str) -> None:
+        if self.state.escalation_budget <= 0:
+            raise ActionError(field, "the escalation budget is spent")
+
+    def check_text(self, field: str, text: str | None, max_chars: int | None = None) -> str:
+        if text is None or not text.strip():
+            raise ActionError(field, "must be non-empty text")
+        if max_chars is not None and len(text) > max_chars:
+            raise ActionError(field, f"is {len(text)} characters; at most {max_chars} allowed")
+        return text
+
+    # ----------------------------------------------------------------- mutations
+    def _touch(self, work: TicketWork) -> None:
+        work.touched = True
+        work.revision += 1
+
+    def _handle(self, work: TicketWork) -> None:
+        """The first response to a ticket stops its SLA clock."""
+        if work.handled_at is None:
+            work.handled_at = self.state.now
+
+    def set_priority(self, ticket_id: str, value: str | None, field: str = "priority") -> None:
+        value = self.check_choice(field, value, self.org.priorities)
+        work = self.work(ticket_id)
+        work.priority = value
+        self._touch(work)
+        self.log("priority_set", ticket_id, value)
+
+    def set_category(self, ticket_id: str, value: str | None, field: str = "category") -> None:
+        value = self.check_choice(field, value, self.org.categories)
+        work = self.work(ticket_id)
+        work.category = value
+        self._touch(work)
+        self.log("category_set", ticket_id, value)
+
+    def set_sentiment(self, ticket_id: str, value: str | None, field: str = "sentiment") -> None:
+        value = self.check_choice(field, value, self.org.sentiments)
+        work = self.work(ticket_id)
+        work.sentiment = value
+        self._touch(work)
+
+    def route(self, ticket_id: str, queue: str | None, field: str = "queue") -> None:
+        queue = self.check_route(ticket_id, queue, field)
+        work = self.work(ticket_id)
+        remaining = self.state.queue_remaining
+        if work.queue != queue:
+            if work.queue in remaining:
+                remaining[work.queue] += 1
+            if queue in remaining:
+                remaining[queue] -= 1
+            work.queue = queue
+        self._touch(work)
+        self.log("routed", ticket_id, queue)
+
+    def add_tag(self, ticket_id: str, tag: str | None, field: str = "value") -> bool:
+        """Adds a tag; returns False when the ticket already had it."""
+        tag = self.check_choice(field, tag, self.org.tags)
+        work = self.work(ticket_id)
+        if tag in work.tags:
+            return False
+        work.tags.append(tag)
+        self._touch(work)
+        self.log("tagged", ticket_id, tag)
+        return True
+
+    def set_summary(self, ticket_id: str, text: str | None, field: str = "summary") -> None:
+        text = self.check_text(field, text, self.policy.summary_max_chars)
+        work = self.work(ticket_id)
+        work.summary = text
+        self._touch(work)
+
+    def write_reply(self, ticket_id: str, text: str | None, field: str = "reply_draft") -> None:
+        text = self.check_text(field, text)
+        work = self.work(ticket_id)
+        work.reply = text
+        self._touch(work)
+        self._screen(ticket_id, field, text)
+        self.log("reply_drafted", ticket_id, f"{len(text)} characters")
+
+    def send_template(
+        self,
+        ticket_id: str,
+        template: str | None,
+        text: str | None,
+        field: str = "response_template",
+    ) -> None:
+        template = self.check_choice(field, template, self.org.templates)
+        work = self.work(ticket_id)
+        work.templates_sent.append(template)
+        if text:
+            work.reply = text
+            self._screen(ticket_id, "response_text", text)
+        self._touch(work)
+        self._handle(work)
+        self.log("response_sent", ticket_id, template)
+
+    def request_info(self, ticket_id: str, text: str | None, field: str = "value") -> None:
+        text = self.check_text(field, text)
+        work = self.work(ticket_id)
+        work.info_request = text
+        self._touch(work)
+        self._handle(work)
+        self._screen(ticket_id, field, text)
+        self.log("info_requested", ticket_id, text[:80])
+
+    def flag_review(self, ticket_id: str, field: str = "flag_review") -> None:
+        work = self.work(ticket_id)
+        if work.flagged:
+            return
+        self.check_budget(field)
+        self.state.escalation_budget -= 1
+        work.flagged = True
+        self._touch(work)
+        self.log("flagged_for_review", ticket_id, "sent for human review")
+
+    def escalate(
+        self, ticket_id: str, target: str | None, reason: str | None, field: str = "escalate_to"
+    ) -> None:
+        target = self.check_choice(field, target, self.org.escalation_targets)
+        work = self.work(ticket_id)
+        if work.escalated_to is None:
+            self.check_budget(field)
+            self.state.escalation_budget -= 1
+        work.escalated_to = target
+        work.escalation_reason = reason
+        self._touch(work)
+        self._handle(work)
+        self.log("escalated", ticket_id, target)
+
+    def resolve(self, ticket_id: str, code: str | None, field: str = "resolution_code") -> None:
+        code = self.check_choice(field, code, self.org.resolution_codes)
+        work = self.work(ticket_id)
+        work.resolution = code
+        self._touch(work)
+        self._handle(work)
+        self.log("resolved", ticket_id, code)
+
+    def close(self, ticket_id: str) -> None:
+        work = self.work(ticket_id)
+        work.closed = True
+        self._touch(work)
+        self._handle(work)
+        self.log("closed", ticket_id, "ticket closed")
+
+    def mark_processed(self, ticket_id: str) -> None:
+        work = self.work(ticket_id)
+        work.processed = True
+        self._touch(work)
+        self._handle(work)
+        self.log("processed", ticket_id, "decision recorded")
+
+    # ----------------------------------------------------------------- time and log
+    def advance(self, minutes: int) -> None:
+        """Moves the simulated clock forward and records SLA breaches as they happen."""
+        self.state.now += minutes
+        self._update_sla()
+
+    def _update_sla(self) -> None:
+        now = self.state.now
+        for ticket_id, work in self.state.work.items():
+            if ticket_id in self.state.breached:
+                continue
+            deadline = self.visible_deadline(ticket_id)
+            if deadline is None:
+                continue
+            handled = work.handled_at
+            if (handled is None and now > deadline) or (handled is not None and handled > deadline):
+                self.state.breached.add(ticket_id)
+                self.log("sla_breached", ticket_id, f"first response due at minute {deadline}")
+
+    def sla_warnings(self) -> list[str]:
+        """Unhandled tickets whose visible deadline is near or past."""
+        now = self.state.now
+        window = self.policy.sla_warning_minutes
+        out = []
+        for ticket_id, work in self.state.work.items():
+            if work.handled_at is not None:
+                continue
+            deadline = self.visible_deadline(ticket_id)
+            if deadline is not None and deadline - now <= window:
+                out.append(ticket_id)
+        return out
+
+    def log(self, kind: str, ticket_id: str | None, detail: str) -> None:
+        self.state.events.append(Event(self.state.now, kind, ticket_id, detail))
+
+    def incident(self, kind: str, detail: str) -> None:
+        self.state.incidents.append(Incident(self.state.step_count, kind, detail))
+        self.log(kind, None, detail)
+
+    def _screen(self, ticket_id: str, field: str, text: str) -> None:
+        """Records a policy violation for text that asks for secrets or promises too much."""
+        asked = requests_sensitive_data(text, self.policy.sensitive_data)
+        promised = makes_forbidden_promise(text, self.policy.forbidden_promises)
+        if asked:
+            self.incident("policy_violation", f"{ticket_id} {field} asks for sensitive data")
+        if promised:
+            self.incident(
+                "policy_violation", f"{ticket_id} {field} makes a promise the policy forbids"
+            )

@@ -1,0 +1,168 @@
+"""The static world of an episode: tickets, their hidden truth, the org profile and the scenario.
+
+These are immutable, validated values. Scenario files are parsed into them by ``scenarios``;
+the generator builds them directly. Nothing here reads files or knows about HTTP.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from inbox_triage.domain.policy import Policy
+
+Mode = Literal["triage", "ticket", "inbox"]
+MODES: tuple[Mode, ...] = ("triage", "ticket", "inbox")
+
+
+class Frozen(BaseModel):
+    """Base for immutable domain values: unknown fields are errors, values never change."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Customer(Frozen):
+    name: str
+    email: str
+    tier: str = "standard"
+    account_id: str | None = None
+    company: str | None = None
+
+    @property
+    def first_name(self) -> str:
+        return self.name.split()[0] if self.name.strip() else ""
+
+
+class ThreadMessage(Frozen):
+    """An earlier message in the conversation, oldest first."""
+
+    sender: str
+    body: str
+    minutes_ago: int = 0
+
+
+class ReplySpec(Frozen):
+    """What a good reply to this ticket must contain and must avoid.
+
+    ``required_facts`` is a list of fact groups; a group is satisfied when any of its phrasings
+    appears in the reply (case-insensitive, on word boundaries).
+    """
+
+    required_facts: tuple[tuple[str, ...], ...] = ()
+    forbidden_phrases: tuple[str, ...] = ()
+
+
+class Truth(Frozen):
+    """The hidden gold handling of a ticket. It never leaves the server."""
+
+    priority: str
+    category: str | None = None
+    queue: str
+    tags: tuple[str, ...] = ()
+    sentiment: str | None = None
+    needs_info: bool = False
+    info_keywords: tuple[str, ...] = ()
+    reply: ReplySpec | None = None
+    template: str | None = None
+    summary_facts: tuple[tuple[str, ...], ...] = ()
+    flag_review: bool = False
+    escalate_to: str | None = None
+    resolution: str | None = None
+
+
+class Ticket(Frozen):
+    """One email or ticket as the customer sent it, plus its truth."""
+
+    id: str
+    sender: str
+    customer: Customer
+    subject: str
+    body: str
+    received_minutes_ago: int = 0
+    thread: tuple[ThreadMessage, ...] = ()
+    internal_notes: tuple[str, ...] = ()
+    truth: Truth
+
+
+class OrgProfile(Frozen):
+    """A company's vocabulary: everything an agent may choose from."""
+
+    id: str
+    name: str
+    guide: str = ""
+    priorities: tuple[str, ...]
+    categories: tuple[str, ...] = ()
+    queues: tuple[str, ...]
+    tags: tuple[str, ...] = ()
+    sentiments: tuple[str, ...] = ()
+    templates: dict[str, str] = Field(default_factory=dict)
+    resolution_codes: tuple[str, ...] = ()
+    escalation_targets: tuple[str, ...] = ()
+    unlimited_queues: tuple[str, ...] = ()
+    tiers: tuple[str, ...] = ("standard", "premium", "vip", "enterprise")
+
+
+class Settings(Frozen):
+    """The knobs of one episode: budgets, capacities and the clock."""
+
+    max_steps: int = Field(gt=0)
+    minutes_per_step: int = Field(default=5, ge=0)
+    escalation_budget: int = Field(default=0, ge=0)
+    queue_capacity: dict[str, int] = Field(default_factory=dict)
+
+
+class Scenario(Frozen):
+    """A playable task: one mode, one org, one policy, a set of tickets."""
+
+    id: str
+    version: int = 1
+    mode: Mode
+    title: str
+    difficulty: str
+    objective: str
+    org: OrgProfile
+    policy: Policy
+    settings: Settings
+    tickets: tuple[Ticket, ...]
+
+    @model_validator(mode="after")
+    def _truth_uses_the_vocabulary(self) -> Scenario:
+        org = self.org
+        seen: set[str] = set()
+        for ticket in self.tickets:
+            if ticket.id in seen:
+                raise ValueError(f"duplicate ticket id {ticket.id!r}")
+            seen.add(ticket.id)
+            t = ticket.truth
+            checks: list[tuple[str, object, tuple[str, ...]]] = [
+                ("priority", t.priority, org.priorities),
+                ("queue", t.queue, org.queues),
+                ("tier", ticket.customer.tier, org.tiers),
+            ]
+            if t.category is not None:
+                checks.append(("category", t.category, org.categories))
+            if t.sentiment is not None:
+                checks.append(("sentiment", t.sentiment, org.sentiments))
+            if t.template is not None:
+                checks.append(("template", t.template, tuple(org.templates)))
+            if t.escalate_to is not None:
+                checks.append(("escalate_to", t.escalate_to, org.escalation_targets))
+            if t.resolution is not None and self.mode == "inbox":
+                checks.append(("resolution", t.resolution, org.resolution_codes))
+            checks.extend(("tags", tag, org.tags) for tag in t.tags)
+            for field, value, allowed in checks:
+                if value not in allowed:
+                    raise ValueError(
+                        f"ticket {ticket.id}: truth {field} {value!r} is not one of {list(allowed)}"
+                    )
+        for queue in self.settings.queue_capacity:
+            if queue not in org.queues:
+                raise ValueError(f"queue_capacity names unknown queue {queue!r}")
+        return self
+
+    def ticket(self, ticket_id: str) -> Ticket:
+        for ticket in self.tickets:
+            if ticket.id == ticket_id:
+                return ticket
+        raise KeyError(ticket_id)

@@ -1,0 +1,79 @@
+"""Mutable working state of an episode: what the agent has done so far, the clock and the log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class TicketWork:
+    """The agent's handling of one ticket, as it stands now."""
+
+    ticket_id: str
+    priority: str | None = None
+    category: str | None = None
+    queue: str | None = None
+    tags: list[str] = field(default_factory=list)
+    sentiment: str | None = None
+    summary: str | None = None
+    reply: str | None = None
+    templates_sent: list[str] = field(default_factory=list)
+    info_request: str | None = None
+    flagged: bool = False
+    escalated_to: str | None = None
+    escalation_reason: str | None = None
+    resolution: str | None = None
+    closed: bool = False
+    processed: bool = False
+    handled_at: int | None = None
+    touched: bool = False
+    revision: int = 0
+
+    @property
+    def status(self) -> str:
+        if self.resolution is not None:
+            return "resolved"
+        if self.closed:
+            return "closed"
+        if self.escalated_to is not None:
+            return "escalated"
+        if self.processed:
+            return "processed"
+        if self.info_request is not None:
+            return "pending"
+        return "open"
+
+
+@dataclass(slots=True, frozen=True)
+class Event:
+    """Something that happened, in simulated minutes since the episode started."""
+
+    minute: int
+    kind: str
+    ticket_id: str | None
+    detail: str
+
+
+@dataclass(slots=True, frozen=True)
+class Incident:
+    """A process fault the shaped reward charges for (invalid action, loop, unsafe closure...)."""
+
+    step: int
+    kind: str
+    detail: str
+
+
+@dataclass(slots=True)
+class InboxState:
+    """Everything that changes during an episode."""
+
+    work: dict[str, TicketWork]
+    queue_remaining: dict[str, int]
+    escalation_budget: int
+    now: int = 0
+    step_count: int = 0
+    finished: bool = False
+    events: list[Event] = field(default_factory=list)
+    incidents: list[Incident] = field(default_factory=list)
+    breached: set[str] = field(default_factory=set)
+    last_action_key: str | None = None

@@ -1,0 +1,115 @@
+"""Pure text checks shared by the engine (policy violations) and the grader (reply quality).
+
+They are deliberately simple and deterministic: regular expressions, word n-grams and ratios.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+_WORD = re.compile(r"[a-z0-9$£€][a-z0-9'$£€.\-]*[a-z0-9]|[a-z0-9]")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+# A sentence asks for something when it holds one of these verbs ...
+_REQUEST = re.compile(
+    r"\b(send|share|provide|give|tell|confirm|reply with|respond with|enter|type|include|"
+    r"attach|verify|need|require|what is|what's|let us know)\b"
+)
+# ... unless it is a warning not to ("never share your password").
+_NEGATION = re.compile(
+    r"\b(never|not|don't|do not|won't|will not|no one|nobody|cannot|can't|shouldn't|"
+    r"should not|under no circumstances)\b"
+)
+# Words that carry grammar rather than meaning: natural prose is full of them, keyword lists
+# are not.
+FUNCTION_WORDS = frozenset(
+    "a an the and or but if of to in on at for with from by as is are was were be been being "
+    "we you your our us i it its this that these those will would can could should may might "
+    "have has had do does did not no so than then there here please thanks thank what when "
+    "which who how all any some into about up out over".split()
+)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens, keeping ids such as INV-2024-0042 whole."""
+    return _WORD.findall(text.lower())
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_SPLIT.split(text) if s.strip()]
+
+
+@lru_cache(maxsize=4096)
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase.lower()))
+
+
+def contains_phrase(text_lower: str, phrase: str) -> bool:
+    """Whether ``phrase`` starts a word in already lower-cased text ("lock" finds "locked")."""
+    return _phrase_pattern(phrase).search(text_lower) is not None
+
+
+def matched_groups(text: str, groups: Iterable[Iterable[str]]) -> tuple[int, int]:
+    """How many fact groups (any phrasing of a group counts) occur in ``text``, of how many."""
+    lowered = text.lower()
+    total = hit = 0
+    for group in groups:
+        total += 1
+        if any(contains_phrase(lowered, phrase) for phrase in group):
+            hit += 1
+    return hit, total
+
+
+@lru_cache(maxsize=512)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def requests_sensitive_data(text: str, sensitive_patterns: Iterable[str]) -> list[str]:
+    """Sentences that ask the customer for something the policy forbids asking for."""
+    found: list[str] = []
+    patterns = [_compiled(p) for p in sensitive_patterns]
+    for sentence in sentences(text):
+        lowered = sentence.lower()
+        if not any(p.search(lowered) for p in patterns):
+            continue
+        if _REQUEST.search(lowered) and not _NEGATION.search(lowered):
+            found.append(sentence)
+    return found
+
+
+def makes_forbidden_promise(text: str, promise_patterns: Iterable[str]) -> list[str]:
+    """Sentences that make a commitment the policy does not allow."""
+    found: list[str] = []
+    patterns = [_compiled(p) for p in promise_patterns]
+    for sentence in sentences(text):
+        lowered = sentence.lower()
+        if any(p.search(lowered) for p in patterns) and not _NEGATION.search(lowered):
+            found.append(sentence)
+    return found
+
+
+def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def copied_fraction(text: str, source: str, n: int = 4) -> float:
+    """Share of the text's word n-grams that also occur in ``source`` (1.0 = pasted)."""
+    mine = ngrams(words(text), n)
+    if not mine:
+        return 0.0
+    return len(mine & ngrams(words(source), n)) / len(mine)
+
+
+def shares_ngram(text: str, source: str, n: int = 5) -> bool:
+    """Whether the text repeats any run of ``n`` words from ``source`` (used for internal notes)."""
+    return bool(ngrams(words(text), n) & ngrams(words(source), n))
+
+
+def function_word_ratio(text: str) -> float:
+    tokens = words(text)
+    if not tokens:
+        return 0.0
+    return sum(1 for t in tokens if t in FUNCTION_WORDS) / len(tokens)

@@ -1,0 +1,278 @@
+"""The OpenEnv environment: wires a scenario, the engine, a mode and the grader together."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import asdict
+from typing import Any
+
+from openenv.core.env_server.interfaces import Environment
+from pydantic import ValidationError
+
+from inbox_triage.domain import MODES, ActionError, Engine, Scenario
+from inbox_triage.grading import Grade, Grader, penalty_for, step_reward
+from inbox_triage.models import TriageAction, TriageObservation, TriageState
+from inbox_triage.modes import MODE_VIEWS, ModeView
+from inbox_triage.scenarios import ScenarioError, fixed_task_ids, load_task
+
+DEFAULT_TASK = "triage/easy"
+RECENT_EVENTS = 8
+
+
+def resolve_task_id(task: str | None = None, mode: str | None = None) -> str:
+    """Turns what a user typed into a task id: a full id, a unique bare name, or a mode."""
+    if mode is not None and mode not in MODES:
+        raise ScenarioError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+    if task is None:
+        return fixed_task_ids(mode)[0] if mode else DEFAULT_TASK
+    if "/" in task:
+        return task if mode is None or task.startswith(mode + "/") else f"{mode}/{task}"
+    candidates = [t for t in fixed_task_ids(mode) if t.split("/", 1)[1].split("@")[0] == task]
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise ScenarioError(f"unknown task {task!r} (known: {', '.join(fixed_task_ids(mode))})")
+    raise ScenarioError(f"task {task!r} is ambiguous: one of {', '.join(candidates)}")
+
+
+def action_error_dict(exc: ValidationError) -> dict[str, Any]:
+    """The first problem of a pydantic validation error, in the same shape as ActionError."""
+    first = exc.errors()[0]
+    field = ".".join(str(p) for p in first.get("loc", ())) or "action"
+    message = first.get("msg", "is invalid")
+    if first.get("type") == "extra_forbidden":
+        message = "is not a known action field"
+        return {"field": field, "message": message, "allowed": sorted(TriageAction.model_fields)}
+    return {"field": field, "message": message}
+
+
+class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
+    """A support inbox episode in one of three modes, graded in [0, 1] with dense rewards."""
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, default_task: str = DEFAULT_TASK) -> None:
+        super().__init__()
+        self.default_task = default_task
+        self._scenario: Scenario | None = None
+        self._engine: Engine | None = None
+        self._mode: ModeView | None = None
+        self._grader: Grader | None = None
+        self._episode_id: str | None = None
+        self._seed: int | None = None
+        self._potential = 0.0
+        self._total_reward = 0.0
+        self._penalties = 0.0
+        self._invalid = 0
+        self._done = False
+
+    # ------------------------------------------------------------------ API
+    def reset(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        task: str | None = None,
+        mode: str | None = None,
+        task_id: str | None = None,
+        **kwargs: Any,
+    ) -> TriageObservation:
+        """Starts an episode on ``task`` (or the seeds' ``task_id``); default triage/easy."""
+        chosen = task or task_id
+        if chosen is None and mode is None:
+            chosen = self.default_task
+        scenario = load_task(resolve_task_id(chosen, mode))
+        self._start(scenario, seed=seed, episode_id=episode_id)
+        return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
+
+    def reset_scenario(
+        self, scenario: Scenario, seed: int | None = None, episode_id: str | None = None
+    ) -> TriageObservation:
+        """Starts an episode on a scenario built in code (a generator's, a test's)."""
+        self._start(scenario, seed=seed, episode_id=episode_id)
+        return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
+
+    def step(
+        self, action: TriageAction | dict[str, Any], timeout_s: float | None = None, **kwargs: Any
+    ) -> TriageObservation:
+        """Applies one action. Bad input is answered in the observation and changes nothing."""
+        if self._engine is None:
+            return self._refuse("call reset() before step()")
+        if self._done:
+            return self._refuse("the episode has ended; call reset() to start another")
+        engine, mode = self._engine, self._mode
+        assert mode is not None and self._grader is not None
+        state = engine.state
+        state.step_count += 1
+        incidents_before = len(state.incidents)
+        error: dict[str, Any] | None = None
+        feedback = ""
+        try:
+            parsed = action if isinstance(action, TriageAction) else TriageAction(**action)
+            payload = parsed.payload()
+            kind = mode.action_type(payload)
+            key = json.dumps(payload, sort_keys=True)
+            feedback = mode.apply(engine, kind, payload)
+            if key == state.last_action_key and kind not in ("noop", "add_tag"):
+                engine.incident("repeat", f"{kind} repeated with the same arguments")
+            state.last_action_key = key
+        except ValidationError as exc:
+            error = action_error_dict(exc)
+        except ActionError as exc:
+            error = exc.as_dict()
+        except TypeError as exc:  # a non-mapping was passed in-process
+            error = {"field": "action", "message": str(exc)}
+        if error is not None:
+            self._invalid += 1
+            engine.incident("invalid_action", f"{error['field']}: {error['message']}")
+            feedback = "Action refused: " + _describe(error)
+        engine.advance(self._scenario.settings.minutes_per_step if self._scenario else 0)
+        penalty = penalty_for(state.incidents[incidents_before:]) + mode.step_cost
+        grade = self._grader.grade()
+        reward = step_reward(self._potential, grade.value, penalty)
+        self._potential = grade.value
+        self._total_reward += reward
+        self._penalties += penalty
+        self._done = mode.is_done(engine) or state.step_count >= self._scenario.settings.max_steps
+        return self._observe(reward=reward, feedback=feedback, error=error, grade=grade)
+
+    @property
+    def state(self) -> TriageState:
+        if self._engine is None or self._scenario is None:
+            return TriageState(episode_id=self._episode_id)
+        engine = self._engine
+        return TriageState(
+            episode_id=self._episode_id,
+            step_count=engine.state.step_count,
+            task_id=self._scenario.id,
+            mode=self._scenario.mode,
+            seed=self._seed,
+            done=self._done,
+            now=engine.state.now,
+            max_steps=self._scenario.settings.max_steps,
+            escalation_budget_remaining=engine.state.escalation_budget,
+            queue_remaining=dict(engine.state.queue_remaining),
+            tickets={tid: _work_view(w) for tid, w in engine.state.work.items()},
+            progress_score=self._potential,
+            total_reward=self._total_reward,
+            penalties=self._penalties,
+            invalid_actions=self._invalid,
+            incidents=[asdict(i) for i in engine.state.incidents],
+        )
+
+    # ------------------------------------------------------------ in-process extras
+    @property
+    def scenario(self) -> Scenario | None:
+        """The scenario with its truth: for in-process checks and the oracle, never the wire."""
+        return self._scenario
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    @property
+    def total_reward(self) -> float:
+        return self._total_reward
+
+    @property
+    def penalties(self) -> float:
+        return self._penalties
+
+    def grade(self) -> Grade:
+        if self._grader is None:
+            raise RuntimeError("call reset() before grade()")
+        return self._grader.grade()
+
+    # ------------------------------------------------------------------ internals
+    def _start(self, scenario: Scenario, seed: int | None, episode_id: str | None) -> None:
+        self._scenario = scenario
+        self._engine = Engine(scenario)
+        self._mode = MODE_VIEWS[scenario.mode]
+        self._grader = Grader(self._engine, self._mode.weights)
+        self._episode_id = episode_id or str(uuid.uuid4())
+        self._seed = seed
+        self._potential = self._grader.grade().value
+        self._total_reward = 0.0
+        self._penalties = 0.0
+        self._invalid = 0
+        self._done = False
+
+    def _refuse(self, message: str) -> TriageObservation:
+        error = {"field": "episode", "message": message}
+        if self._engine is None:
+            return TriageObservation(
+                done=False, reward=0.0, last_feedback=message, last_action_error=error
+            )
+        return self._observe(reward=0.0, feedback=message, error=error)
+
+    def _observe(
+        self,
+        reward: float | None,
+        feedback: str,
+        error: dict[str, Any] | None,
+        first: bool = False,
+        grade: Grade | None = None,
+    ) -> TriageObservation:
+        scenario, engine, mode = self._scenario, self._engine, self._mode
+        assert scenario is not None and engine is not None and mode is not None
+        state = engine.state
+        metadata: dict[str, Any] = {}
+        if self._done:
+            final = grade or self.grade()
+            metadata = {
+                "grade": final.as_dict(),
+                "penalties": round(self._penalties, 6),
+                "total_reward": round(self._total_reward, 6),
+            }
+        events = [
+            {"minute": e.minute, "kind": e.kind, "ticket_id": e.ticket_id, "detail": e.detail}
+            for e in state.events[-RECENT_EVENTS:]
+        ]
+        fields: dict[str, Any] = dict(
+            done=self._done,
+            reward=reward,
+            metadata=metadata,
+            mode=scenario.mode,
+            task_id=scenario.id,
+            title=scenario.title,
+            difficulty=scenario.difficulty,
+            objective=scenario.objective,
+            policy=(scenario.policy.text + "\n" + scenario.org.guide) if first else None,
+            vocabulary=mode.vocabulary(engine),
+            allowed_actions=[] if self._done else mode.action_types,
+            action_schema=mode.schema() if first else None,
+            step_count=state.step_count,
+            max_steps=scenario.settings.max_steps,
+            steps_remaining=max(0, scenario.settings.max_steps - state.step_count),
+            now=state.now,
+            last_feedback=feedback,
+            last_action_error=error,
+            progress_score=round(self._potential, 6),
+            recent_events=events,
+        )
+        fields.update(mode.observe(engine))  # a mode may refine a common field (ticket: title)
+        return TriageObservation(**fields)
+
+
+def _describe(error: dict[str, Any]) -> str:
+    text = f"{error['field']}: {error['message']}"
+    if error.get("allowed") is not None:
+        text += f" (allowed: {', '.join(map(str, error['allowed']))})"
+    return text
+
+
+def _work_view(work: Any) -> dict[str, Any]:
+    return {
+        "priority": work.priority,
+        "category": work.category,
+        "queue": work.queue,
+        "tags": list(work.tags),
+        "sentiment": work.sentiment,
+        "status": work.status,
+        "flagged": work.flagged,
+        "escalated_to": work.escalated_to,
+        "resolution": work.resolution,
+        "templates_sent": list(work.templates_sent),
+        "has_reply": work.reply is not None,
+        "info_requested": work.info_request is not None,
+    }

@@ -1,0 +1,121 @@
+"""Runs agents on tasks in-process and aggregates their grades."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from statistics import mean
+from typing import Any
+
+from inbox_triage.agents import Agent, make_agent
+from inbox_triage.env import InboxTriageEnv
+
+
+@dataclass(slots=True)
+class Episode:
+    """One finished episode: its grade, its rewards and everything needed to replay it."""
+
+    task: str
+    agent: str
+    seed: int
+    grade: float
+    components: dict[str, float]
+    total_reward: float
+    penalties: float
+    steps: int
+    invalid_actions: int
+    rewards: list[float] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    observations: list[str] = field(default_factory=list)
+
+    @property
+    def reward_gap(self) -> float:
+        """How far the summed rewards are from grade less penalties (the shaping rule: 0)."""
+        return abs(sum(self.rewards) - (self.grade - self.penalties))
+
+
+def run_episode(task: str, agent: Agent, seed: int = 0, keep_observations: bool = False) -> Episode:
+    env = InboxTriageEnv()
+    obs = env.reset(task=task, seed=seed)
+    agent.reset(obs.model_dump(), scenario=env.scenario, seed=seed)
+    rewards: list[float] = []
+    actions: list[dict[str, Any]] = []
+    observations: list[str] = []
+    if keep_observations:
+        observations.append(obs.model_dump_json())
+    while not obs.done:
+        action = agent.act(obs.model_dump())
+        actions.append(action)
+        obs = env.step(action)
+        rewards.append(float(obs.reward or 0.0))
+        if keep_observations:
+            observations.append(obs.model_dump_json())
+    grade = env.grade()
+    state = env.state
+    return Episode(
+        task=task,
+        agent=agent.name,
+        seed=seed,
+        grade=grade.value,
+        components={c.name: c.score for c in grade.components},
+        total_reward=env.total_reward,
+        penalties=env.penalties,
+        steps=state.step_count,
+        invalid_actions=state.invalid_actions,
+        rewards=rewards,
+        actions=actions,
+        observations=observations,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    task: str
+    agent: str
+    episodes: int
+    mean_grade: float
+    min_grade: float
+    max_grade: float
+    mean_reward: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "agent": self.agent,
+            "episodes": self.episodes,
+            "mean_grade": round(self.mean_grade, 6),
+            "min_grade": round(self.min_grade, 6),
+            "max_grade": round(self.max_grade, 6),
+            "mean_reward": round(self.mean_reward, 6),
+        }
+
+
+def summarise(episodes: list[Episode]) -> Summary:
+    grades = [e.grade for e in episodes]
+    return Summary(
+        task=episodes[0].task,
+        agent=episodes[0].agent,
+        episodes=len(episodes),
+        mean_grade=mean(grades),
+        min_grade=min(grades),
+        max_grade=max(grades),
+        mean_reward=mean(e.total_reward for e in episodes),
+    )
+
+
+def evaluate(
+    agents: list[str], tasks: list[str], episodes: int = 1, seed: int = 0
+) -> list[Summary]:
+    """Mean grade per (task, agent); episode i runs with seed ``seed + i``."""
+    out: list[Summary] = []
+    for task in tasks:
+        for name in agents:
+            runs = [run_episode(task, make_agent(name), seed + i) for i in range(episodes)]
+            out.append(summarise(runs))
+    return out
+
+
+def write_json(path: str, summaries: list[Summary]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump([s.as_dict() for s in summaries], fh, indent=2)
+        fh.write("\n")

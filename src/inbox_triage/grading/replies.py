@@ -1,0 +1,121 @@
+"""Reply and summary grading on content, built so that shortcuts do not pay.
+
+A reply scores by the facts it states (gated: no facts, no score), then by addressing the customer
+and a sensible length. It scores zero when it breaks policy (asks for secrets, promises what the
+policy forbids, quotes internal notes or forbidden phrases), pastes the customer's message back,
+or reads as a list of keywords.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inbox_triage.domain import Policy, Ticket
+from inbox_triage.domain.text import (
+    copied_fraction,
+    function_word_ratio,
+    makes_forbidden_promise,
+    matched_groups,
+    requests_sensitive_data,
+    shares_ngram,
+    words,
+)
+
+PASTE_THRESHOLD = 0.5
+MIN_FUNCTION_WORD_RATIO = 0.2
+FOREIGN_TERMS_LIMIT = 4
+
+
+@dataclass(frozen=True, slots=True)
+class TextScore:
+    score: float
+    note: str
+
+
+def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
+    """Why a text must not go to this customer, if it must not."""
+    reasons: list[str] = []
+    if requests_sensitive_data(text, policy.sensitive_data):
+        reasons.append("asks for data the policy forbids requesting")
+    if makes_forbidden_promise(text, policy.forbidden_promises):
+        reasons.append("makes a promise the policy forbids")
+    if any(shares_ngram(text, note) for note in ticket.internal_notes):
+        reasons.append("quotes internal notes")
+    lowered = text.lower()
+    if ticket.truth.reply and any(
+        p.lower() in lowered for p in ticket.truth.reply.forbidden_phrases
+    ):
+        reasons.append("contains content that must not reach this customer")
+    return reasons
+
+
+def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: frozenset[str]) -> int:
+    own = {
+        p
+        for group in (ticket.truth.reply.required_facts if ticket.truth.reply else ())
+        for p in group
+    }
+    lowered = text.lower()
+    return sum(1 for term in stuffing_terms - own if term in lowered)
+
+
+def grade_reply(
+    text: str | None, ticket: Ticket, policy: Policy, stuffing_terms: frozenset[str]
+) -> TextScore:
+    """Scores one reply (or the absence of one) against the ticket's reply spec."""
+    spec = ticket.truth.reply
+    if spec is None:
+        if text is None:
+            return TextScore(1.0, "no reply was due and none was sent")
+        return TextScore(0.0, "a reply went to a message that should get none")
+    if text is None:
+        return TextScore(0.0, "no reply")
+    breaches = policy_breaches(text, ticket, policy)
+    if breaches:
+        return TextScore(0.0, "; ".join(breaches))
+    if copied_fraction(text, ticket.body) >= PASTE_THRESHOLD:
+        return TextScore(0.0, "pastes the customer's message")
+    tokens = words(text)
+    if len(tokens) >= 8 and function_word_ratio(text) < MIN_FUNCTION_WORD_RATIO:
+        return TextScore(0.0, "reads as a keyword list, not a reply")
+    if _foreign_terms(text, ticket, stuffing_terms) >= FOREIGN_TERMS_LIMIT:
+        return TextScore(0.0, "stuffed with terms unrelated to this ticket")
+    hit, total = matched_groups(text, spec.required_facts)
+    facts = hit / total if total else 1.0
+    first_name = ticket.customer.first_name.lower()
+    addressed = bool(first_name) and first_name in text[:80].lower()
+    length_ok = policy.reply_min_words <= len(tokens) <= policy.reply_max_words
+    score = facts * (0.5 + 0.25 * addressed + 0.25 * length_ok)
+    parts = [f"{hit}/{total} required points"]
+    if not addressed:
+        parts.append("does not address the customer by name")
+    if not length_ok:
+        parts.append(
+            f"{len(tokens)} words, outside {policy.reply_min_words}-{policy.reply_max_words}"
+        )
+    return TextScore(score, ", ".join(parts))
+
+
+def grade_summary(text: str | None, ticket: Ticket) -> TextScore:
+    """A summary scores by the key facts it names, in words that are not pasted."""
+    if text is None:
+        return TextScore(0.0, "no summary")
+    if copied_fraction(text, ticket.body) >= PASTE_THRESHOLD:
+        return TextScore(0.0, "summary pastes the email")
+    hit, total = matched_groups(text, ticket.truth.summary_facts)
+    return TextScore(hit / total if total else 1.0, f"{hit}/{total} key points")
+
+
+def grade_info_request(text: str | None, ticket: Ticket, policy: Policy) -> TextScore:
+    """An information request scores when it asks for useful evidence and nothing forbidden."""
+    if text is None:
+        return TextScore(0.0, "no information requested")
+    if requests_sensitive_data(text, policy.sensitive_data):
+        return TextScore(0.0, "asks for data the policy forbids requesting")
+    keywords = ticket.truth.info_keywords
+    if not keywords:
+        return TextScore(1.0, "information requested")
+    hit, _ = matched_groups(text, [keywords])
+    if hit:
+        return TextScore(1.0, "asks for the evidence the case needs")
+    return TextScore(0.5, "asks for information, but not the evidence the case needs")

@@ -1,0 +1,284 @@
+"""The grade of an episode: named components, each a score with a one-line explanation.
+
+A mode chooses which components count and how much (its weights); a component that does not
+apply to a scenario (no ticket needs escalation, say) drops out and the rest are renormalised.
+Per-ticket scores are cached by the ticket's revision, so grading after every step stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from inbox_triage.domain import Engine, Scenario, Ticket, TicketWork
+from inbox_triage.grading.replies import (
+    grade_info_request,
+    grade_reply,
+    grade_summary,
+    policy_breaches,
+)
+
+WRAP_UP_THRESHOLD = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentScore:
+    name: str
+    score: float
+    weight: float
+    explanation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """A value in [0, 1] and the components it is made of."""
+
+    value: float
+    components: tuple[ComponentScore, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "value": round(self.value, 6),
+            "components": {
+                c.name: {
+                    "score": round(c.score, 6),
+                    "weight": round(c.weight, 6),
+                    "explanation": c.explanation,
+                }
+                for c in self.components
+            },
+        }
+
+
+# A per-ticket scorer returns (score, note) or None when it does not apply to the ticket.
+TicketScorer = Callable[["Grader", Ticket, TicketWork], "tuple[float, str] | None"]
+
+
+def _priority(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
+    return float(w.priority == t.truth.priority), ""
+
+
+def _category(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    if t.truth.category is None:
+        return None
+    return float(w.category == t.truth.category), ""
+
+
+def _routing(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
+    return float(w.queue == t.truth.queue), ""
+
+
+def _sentiment(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    if t.truth.sentiment is None:
+        return None
+    return float(w.sentiment == t.truth.sentiment), ""
+
+
+def _tags(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    wanted = set(t.truth.tags)
+    if not wanted:
+        return None
+    given = set(w.tags)
+    hit = len(wanted & given)
+    if not hit:
+        return 0.0, "no applicable tag"
+    precision, recall = hit / len(given), hit / len(wanted)
+    return 2 * precision * recall / (precision + recall), ""
+
+
+def _summary(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
+    result = grade_summary(w.summary, t)
+    return result.score, result.note
+
+
+def _reply(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
+    result = grade_reply(w.reply, t, g.scenario.policy, g.stuffing_terms)
+    return result.score, result.note
+
+
+def _response(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    if t.truth.template is None:
+        return None
+    if t.truth.template not in w.templates_sent:
+        return 0.0, "no suitable template sent"
+    if w.reply and policy_breaches(w.reply, t, g.scenario.policy):
+        return 0.0, "response text breaks policy"
+    return 1.0 / len(set(w.templates_sent)), ""
+
+
+def _info_request(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    if not t.truth.needs_info:
+        return None
+    result = grade_info_request(w.info_request, t, g.scenario.policy)
+    return result.score, result.note
+
+
+def _review_flag(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
+    return float(w.flagged == t.truth.flag_review), ""
+
+
+def _resolution(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    if t.truth.resolution is None:
+        return None
+    return float(w.resolution == t.truth.resolution), ""
+
+
+def _closure(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    if t.truth.resolution != "close":
+        return None
+    return float(w.closed and w.touched), ""
+
+
+def _sla(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    deadline = g.engine.deadline(t, t.truth.priority)
+    if deadline is None:
+        return None
+    on_time = w.handled_at is not None and w.handled_at <= deadline
+    return float(on_time and w.queue == t.truth.queue), ""
+
+
+TICKET_COMPONENTS: dict[str, TicketScorer] = {
+    "priority": _priority,
+    "category": _category,
+    "routing": _routing,
+    "sentiment": _sentiment,
+    "tags": _tags,
+    "summary": _summary,
+    "reply": _reply,
+    "response": _response,
+    "info_request": _info_request,
+    "review_flag": _review_flag,
+    "resolution": _resolution,
+    "closure": _closure,
+    "sla": _sla,
+}
+EPISODE_COMPONENTS = ("escalation", "wrap_up")
+COMPONENTS = (*TICKET_COMPONENTS, *EPISODE_COMPONENTS)
+
+_EXPLAIN = {
+    "priority": "tickets with the right priority",
+    "category": "tickets in the right category",
+    "routing": "tickets routed to the right team",
+    "sentiment": "tickets with the right sentiment",
+    "tags": "tag sets (F1 against the applicable tags)",
+    "summary": "summaries stating the key points in own words",
+    "reply": "replies with the right content and no policy breach",
+    "response": "tickets answered with a suitable template",
+    "info_request": "evidence requests asking for what the case needs",
+    "review_flag": "review flags set where policy requires and only there",
+    "resolution": "tickets resolved with the right code",
+    "closure": "tickets closed once the work was done",
+    "sla": "first responses within SLA, to the right team",
+}
+
+
+class Grader:
+    """Grades the engine's current state under one mode's weights."""
+
+    def __init__(self, engine: Engine, weights: dict[str, float]) -> None:
+        unknown = set(weights) - set(COMPONENTS)
+        if unknown:
+            raise ValueError(f"unknown grade components: {sorted(unknown)}")
+        self.engine = engine
+        self.scenario: Scenario = engine.scenario
+        self.weights = weights
+        self.stuffing_terms = _stuffing_terms(self.scenario)
+        self._cache: dict[tuple[str, str], tuple[int, tuple[float, str] | None]] = {}
+
+    def _ticket_score(
+        self, name: str, ticket: Ticket, work: TicketWork
+    ) -> tuple[float, str] | None:
+        key = (name, ticket.id)
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] == work.revision:
+            return cached[1]
+        result = TICKET_COMPONENTS[name](self, ticket, work)
+        if result is not None and not work.touched:
+            result = (0.0, "untouched")
+        self._cache[key] = (work.revision, result)
+        return result
+
+    def _per_ticket(self, name: str) -> ComponentScore | None:
+        state = self.engine.state
+        scores: list[float] = []
+        notes: list[str] = []
+        for ticket in self.scenario.tickets:
+            result = self._ticket_score(name, ticket, state.work[ticket.id])
+            if result is None:
+                continue
+            scores.append(result[0])
+            if result[1] and result[1] not in notes:
+                notes.append(result[1])
+        if not scores:
+            return None
+        good = sum(1 for s in scores if s >= 0.999)
+        text = f"{good} of {len(scores)} {_EXPLAIN[name]}"
+        if notes and name in ("reply", "summary", "info_request", "response"):
+            text += f" (mean {sum(scores) / len(scores):.2f}; " + "; ".join(notes[:3]) + ")"
+        return ComponentScore(name, sum(scores) / len(scores), self.weights[name], text)
+
+    def _escalation(self) -> ComponentScore | None:
+        needed = [t for t in self.scenario.tickets if t.truth.escalate_to is not None]
+        if not needed:
+            return None
+        work = self.engine.state.work
+        correct = sum(
+            1
+            for t in needed
+            if work[t.id].escalated_to == t.truth.escalate_to and work[t.id].resolution is None
+        )
+        made = sum(1 for w in work.values() if w.escalated_to is not None)
+        precision = correct / made if made else 1.0
+        score = correct / len(needed) * precision
+        return ComponentScore(
+            "escalation",
+            score,
+            self.weights["escalation"],
+            f"{correct} of {len(needed)} required escalations made correctly and left open; "
+            f"{made - correct} other escalations",
+        )
+
+    def _wrap_up(self, base: float) -> ComponentScore:
+        done = self.engine.state.finished and base >= WRAP_UP_THRESHOLD
+        return ComponentScore(
+            "wrap_up",
+            float(done),
+            self.weights["wrap_up"],
+            "finished after strong progress"
+            if done
+            else f"earned by calling finish once progress is at least {WRAP_UP_THRESHOLD}",
+        )
+
+    def grade(self) -> Grade:
+        parts: list[ComponentScore] = []
+        for name in self.weights:
+            if name in TICKET_COMPONENTS:
+                part = self._per_ticket(name)
+            elif name == "escalation":
+                part = self._escalation()
+            else:
+                continue
+            if part is not None:
+                parts.append(part)
+        total_weight = sum(p.weight for p in parts)
+        base = sum(p.weight * p.score for p in parts) / total_weight if total_weight else 0.0
+        if "wrap_up" in self.weights:
+            parts.append(self._wrap_up(base))
+            total_weight += self.weights["wrap_up"]
+        value = sum(p.weight * p.score for p in parts) / total_weight if total_weight else 0.0
+        normalised = tuple(
+            ComponentScore(p.name, p.score, p.weight / total_weight, p.explanation) for p in parts
+        )
+        return Grade(min(1.0, max(0.0, value)), normalised)
+
+
+def _stuffing_terms(scenario: Scenario) -> frozenset[str]:
+    """Phrases that belong to some ticket's facts: a reply naming many foreign ones is stuffed."""
+    terms: set[str] = set()
+    for ticket in scenario.tickets:
+        spec = ticket.truth.reply
+        if spec:
+            terms.update(p.lower() for group in spec.required_facts for p in group if len(p) > 3)
+    terms.update(q.replace("_", " ") for q in scenario.org.queues if len(q) > 3)
+    terms.update(t.replace("-", " ") for t in scenario.org.tags if len(t) > 3)
+    return frozenset(terms)

@@ -1,0 +1,112 @@
+"""The wire types, defined once and shared by the environment, the server and the client.
+
+One flat action model carries every mode's fields under the seeds' names, so each seed's payload
+validates as written; the mode then checks which fields its action type takes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openenv.core.env_server.types import Action, Observation, State
+from pydantic import Field
+
+MAX_TEXT = 8000
+MAX_ID = 200
+
+
+class TriageAction(Action):
+    """An action in any mode. Which fields apply depends on the mode and ``action_type``.
+
+    - triage: ``{email_id, priority, category, route_to, summary, flag_review, reply_draft}``
+      (``action_type`` defaults to ``triage_email``; ``finish`` ends the episode).
+    - ticket: ``{action_type: set_priority|route_team|add_tag|draft_reply|request_info, value}``,
+      ``close_ticket``, ``noop``.
+    - inbox: ``classify_ticket {ticket_id, priority?, queue?, sentiment?}``,
+      ``respond_ticket {ticket_id, response_template, response_text?}``,
+      ``escalate_ticket {ticket_id, escalate_to, reason?}``,
+      ``resolve_ticket {ticket_id, resolution_code}``, ``finish``.
+    """
+
+    action_type: str | None = Field(default=None, max_length=MAX_ID)
+    email_id: str | None = Field(default=None, max_length=MAX_ID)
+    ticket_id: str | None = Field(default=None, max_length=MAX_ID)
+    priority: str | None = Field(default=None, max_length=MAX_ID)
+    category: str | None = Field(default=None, max_length=MAX_ID)
+    route_to: str | None = Field(default=None, max_length=MAX_ID)
+    summary: str | None = Field(default=None, max_length=MAX_TEXT)
+    flag_review: bool | None = None
+    reply_draft: str | None = Field(default=None, max_length=MAX_TEXT)
+    value: str | None = Field(default=None, max_length=MAX_TEXT)
+    queue: str | None = Field(default=None, max_length=MAX_ID)
+    sentiment: str | None = Field(default=None, max_length=MAX_ID)
+    response_template: str | None = Field(default=None, max_length=MAX_ID)
+    response_text: str | None = Field(default=None, max_length=MAX_TEXT)
+    escalate_to: str | None = Field(default=None, max_length=MAX_ID)
+    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    resolution_code: str | None = Field(default=None, max_length=MAX_ID)
+
+    def payload(self) -> dict[str, Any]:
+        """The fields that were given (metadata aside)."""
+        return self.model_dump(exclude_none=True, exclude={"metadata"})
+
+
+class TriageObservation(Observation):
+    """What the agent sees. Common fields first, then each mode's own (None in other modes)."""
+
+    mode: str = ""
+    task_id: str = ""
+    title: str = ""
+    difficulty: str = ""
+    objective: str = ""
+    policy: str | None = Field(default=None, description="the support policy; sent on reset")
+    vocabulary: dict[str, Any] = Field(default_factory=dict)
+    allowed_actions: list[str] = Field(default_factory=list)
+    action_schema: dict[str, Any] | None = Field(default=None, description="sent on reset")
+    step_count: int = 0
+    max_steps: int = 0
+    steps_remaining: int = 0
+    now: int = Field(default=0, description="simulated minutes since the episode started")
+    last_feedback: str = ""
+    last_action_error: dict[str, Any] | None = None
+    progress_score: float = 0.0
+    recent_events: list[dict[str, Any]] = Field(default_factory=list)
+    # triage
+    current_email: dict[str, Any] | None = None
+    inbox: list[dict[str, Any]] | None = None
+    processed: list[str] | None = None
+    escalation_budget_remaining: int | None = None
+    team_queue_remaining: dict[str, int] | None = None
+    active_sla_warnings: list[str] | None = None
+    sla_breaches_so_far: int | None = None
+    # ticket
+    ticket_id: str | None = None
+    customer_tier: str | None = None
+    customer_name: str | None = None
+    customer_message: str | None = None
+    priority: str | None = None
+    routed_team: str | None = None
+    tags: list[str] | None = None
+    draft_reply: str | None = None
+    info_requested: bool | None = None
+    # inbox
+    tickets: list[dict[str, Any]] | None = None
+
+
+class TriageState(State):
+    """Episode state as the agent may see it: its own decisions and the budgets, never the truth."""
+
+    task_id: str = ""
+    mode: str = ""
+    seed: int | None = None
+    done: bool = False
+    now: int = 0
+    max_steps: int = 0
+    escalation_budget_remaining: int = 0
+    queue_remaining: dict[str, int] = Field(default_factory=dict)
+    tickets: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    progress_score: float = 0.0
+    total_reward: float = 0.0
+    penalties: float = 0.0
+    invalid_actions: int = 0
+    incidents: list[dict[str, Any]] = Field(default_factory=list)

@@ -1,0 +1,93 @@
+"""What every mode shares: the action-shape check and the contract a mode fulfils.
+
+A mode is a view over the one engine: which actions it takes (with the seed's field names),
+what they do to the engine, when the episode ends, what the agent sees and how the grade is
+weighted. It holds no state of its own.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from inbox_triage.domain import ActionError, Engine, Mode
+
+# Fields every action may carry whatever its type.
+ALWAYS_ALLOWED = frozenset({"action_type", "metadata"})
+
+
+class ModeView(ABC):
+    """One interaction mode over the engine."""
+
+    name: ClassVar[Mode]
+    # action_type -> (required fields, optional fields)
+    actions: ClassVar[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]]
+    default_action: ClassVar[str | None] = None
+    weights: ClassVar[dict[str, float]]
+    step_cost: ClassVar[float] = 0.0
+
+    @property
+    def action_types(self) -> list[str]:
+        return list(self.actions)
+
+    def action_type(self, action: Mapping[str, Any]) -> str:
+        """Checks the payload's shape and returns its action type (or raises ActionError)."""
+        kind = action.get("action_type") or self.default_action
+        if kind is None:
+            raise ActionError("action_type", "is required", self.actions)
+        if kind not in self.actions:
+            raise ActionError(
+                "action_type", f"{kind!r} is not an action of {self.name} mode", self.actions
+            )
+        required, optional = self.actions[kind]
+        for field in required:
+            value = action.get(field)
+            if value is None or (isinstance(value, str) and not value.strip()):
+                raise ActionError(field, f"is required for {kind}")
+        allowed = set(required) | set(optional) | ALWAYS_ALLOWED
+        for field, value in action.items():
+            if value is not None and field not in allowed:
+                raise ActionError(
+                    field,
+                    f"is not a field of {kind} in {self.name} mode",
+                    [*required, *optional],
+                )
+        return kind
+
+    def schema(self) -> dict[str, dict[str, list[str]]]:
+        """The action shapes, for task listings and prompts."""
+        return {
+            kind: {"required": list(req), "optional": list(opt)}
+            for kind, (req, opt) in self.actions.items()
+        }
+
+    @abstractmethod
+    def apply(self, engine: Engine, kind: str, action: Mapping[str, Any]) -> str:
+        """Performs a checked action; returns neutral feedback. Raises ActionError unchanged."""
+
+    @abstractmethod
+    def is_done(self, engine: Engine) -> bool:
+        """Whether the mode's own end condition holds (the step budget is checked elsewhere)."""
+
+    @abstractmethod
+    def observe(self, engine: Engine) -> dict[str, Any]:
+        """The mode-specific observation fields."""
+
+    def vocabulary(self, engine: Engine) -> dict[str, Any]:
+        """Every value the agent may choose from in this mode."""
+        org = engine.org
+        return {
+            "priorities": list(org.priorities),
+            "categories": list(org.categories),
+            "queues": list(org.queues),
+            "tags": list(org.tags),
+            "sentiments": list(org.sentiments),
+            "templates": dict(org.templates),
+            "resolution_codes": list(org.resolution_codes),
+            "escalation_targets": list(org.escalation_targets),
+        }
+
+
+def ticket_id_of(engine: Engine, action: Mapping[str, Any], field: str) -> str:
+    return engine.ticket(action.get(field), field).id

@@ -1,0 +1,114 @@
+"""`triage` mode (Email Triage OpenEnv): one decision per email."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from inbox_triage.domain import ActionError, Engine, Ticket
+from inbox_triage.modes.base import ModeView, ticket_id_of
+
+
+def email_header(engine: Engine, ticket: Ticket) -> dict[str, Any]:
+    work = engine.work(ticket.id)
+    return {
+        "email_id": ticket.id,
+        "sender": ticket.sender,
+        "subject": ticket.subject,
+        "customer_tier": ticket.customer.tier,
+        "received_at": engine.received_at(ticket),
+        "sla_deadline": engine.visible_deadline(ticket.id),
+        "processed": work.processed,
+    }
+
+
+def email_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
+    return {
+        **email_header(engine, ticket),
+        "customer_name": ticket.customer.name,
+        "body": ticket.body,
+        "thread": [m.model_dump() for m in ticket.thread],
+    }
+
+
+class TriageMode(ModeView):
+    name = "triage"
+    actions: ClassVar[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+        "triage_email": (
+            ("email_id", "priority", "category", "route_to"),
+            ("summary", "flag_review", "reply_draft"),
+        ),
+        "finish": ((), ()),
+    }
+    default_action = "triage_email"
+    weights: ClassVar[dict[str, float]] = {
+        "priority": 0.15,
+        "category": 0.15,
+        "routing": 0.20,
+        "summary": 0.10,
+        "reply": 0.15,
+        "review_flag": 0.10,
+        "sla": 0.15,
+    }
+
+    def apply(self, engine: Engine, kind: str, action: Mapping[str, Any]) -> str:
+        if kind == "finish":
+            engine.state.finished = True
+            engine.log("finished", None, "agent finished the episode")
+            return "Episode finished."
+        email_id = ticket_id_of(engine, action, "email_id")
+        if engine.work(email_id).processed:
+            pending = [t for t, w in engine.state.work.items() if not w.processed]
+            raise ActionError("email_id", f"{email_id!r} has already been triaged", pending)
+        # Check everything before changing anything: a refused decision changes nothing.
+        org = engine.org
+        engine.check_choice("priority", action.get("priority"), org.priorities)
+        engine.check_choice("category", action.get("category"), org.categories)
+        engine.check_route(email_id, action.get("route_to"), "route_to")
+        summary = action.get("summary")
+        if summary is not None:
+            engine.check_text("summary", summary, engine.policy.summary_max_chars)
+        reply = action.get("reply_draft")
+        if reply is not None and reply.strip():
+            engine.check_text("reply_draft", reply)
+        flag = bool(action.get("flag_review"))
+        if flag:
+            engine.check_budget("flag_review")
+
+        engine.set_priority(email_id, action["priority"])
+        engine.set_category(email_id, action["category"])
+        engine.route(email_id, action["route_to"], "route_to")
+        if summary is not None:
+            engine.set_summary(email_id, summary)
+        if reply is not None and reply.strip():
+            engine.write_reply(email_id, reply, "reply_draft")
+        if flag:
+            engine.flag_review(email_id)
+        engine.mark_processed(email_id)
+        return f"Email {email_id} triaged to {action['route_to']}."
+
+    def is_done(self, engine: Engine) -> bool:
+        state = engine.state
+        return state.finished or all(w.processed for w in state.work.values())
+
+    def current_email(self, engine: Engine) -> Ticket | None:
+        """The unprocessed email whose visible deadline comes first."""
+        pending = [t for t in engine.scenario.tickets if not engine.work(t.id).processed]
+        if not pending:
+            return None
+        far = 10**9
+        return min(pending, key=lambda t: (engine.visible_deadline(t.id) or far, t.id))
+
+    def observe(self, engine: Engine) -> dict[str, Any]:
+        state = engine.state
+        current = self.current_email(engine)
+        capped = state.queue_remaining
+        return {
+            "current_email": email_view(engine, current) if current else None,
+            "inbox": [email_view(engine, t) for t in engine.scenario.tickets],
+            "processed": [t for t, w in state.work.items() if w.processed],
+            "escalation_budget_remaining": state.escalation_budget,
+            "team_queue_remaining": {q: capped[q] for q in engine.org.queues if q in capped},
+            "active_sla_warnings": engine.sla_warnings(),
+            "sla_breaches_so_far": len(state.breached),
+        }

@@ -1,0 +1,166 @@
+"""Loads the fixed scenario packs (tasks, org profiles, policies) shipped as data files.
+
+Files are versioned (``name.vN.yaml``); a task id such as ``triage/easy`` takes the newest version
+and ``triage/easy@v1`` pins one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from inbox_triage.domain import MODES, Mode, OrgProfile, Policy, Scenario, Settings, Ticket
+
+_VERSIONED = re.compile(r"^(?P<name>[a-z0-9_]+)\.v(?P<version>\d+)\.yaml$")
+
+
+class ScenarioError(ValueError):
+    """A task id that does not exist, or a data file that does not validate."""
+
+
+class TaskFile(BaseModel):
+    """The on-disk shape of a task: a scenario whose org and policy are named, not inlined."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    version: int
+    mode: Mode
+    title: str
+    difficulty: str
+    objective: str
+    org: str
+    policy: str
+    settings: Settings
+    tickets: tuple[Ticket, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskInfo:
+    """What a task listing shows: never the truth."""
+
+    id: str
+    mode: str
+    title: str
+    difficulty: str
+    tickets: int
+    version: int
+
+
+def _data() -> Traversable:
+    return resources.files("inbox_triage.scenarios") / "data"
+
+
+def _versions(folder: Traversable) -> dict[str, dict[int, Traversable]]:
+    found: dict[str, dict[int, Traversable]] = {}
+    for entry in folder.iterdir():
+        match = _VERSIONED.match(entry.name)
+        if match:
+            found.setdefault(match["name"], {})[int(match["version"])] = entry
+    return found
+
+
+def _pick(folder: Traversable, name: str, version: int | None, kind: str) -> Traversable:
+    versions = _versions(folder).get(name)
+    if not versions:
+        known = sorted(_versions(folder))
+        raise ScenarioError(f"unknown {kind} {name!r} (known: {', '.join(known)})")
+    if version is None:
+        return versions[max(versions)]
+    if version not in versions:
+        raise ScenarioError(f"{kind} {name!r} has no version {version} (has {sorted(versions)})")
+    return versions[version]
+
+
+def _read_yaml(entry: Traversable) -> dict:
+    data = yaml.safe_load(entry.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{entry.name}: expected a mapping at the top level")
+    return data
+
+
+@cache
+def load_policy(name: str = "support_policy", version: int | None = None) -> Policy:
+    """The policy's rules (YAML) with its text (the markdown file of the same name)."""
+    entry = _pick(_data() / "policies", name, version, "policy")
+    text_entry = _data() / "policies" / entry.name.replace(".yaml", ".md")
+    return Policy(**_read_yaml(entry), text=text_entry.read_text(encoding="utf-8"))
+
+
+@cache
+def load_org(name: str, version: int | None = None) -> OrgProfile:
+    entry = _pick(_data() / "orgs", name, version, "org profile")
+    data = _read_yaml(entry)
+    data.pop("version", None)
+    return OrgProfile(**data)
+
+
+def _split_id(task_id: str) -> tuple[str, str, int | None]:
+    base, _, pinned = task_id.partition("@v")
+    mode, sep, name = base.partition("/")
+    if not sep or mode not in MODES or not name:
+        raise ScenarioError(
+            f"task id {task_id!r} must look like MODE/NAME with MODE one of {', '.join(MODES)}"
+        )
+    if pinned and not pinned.isdigit():
+        raise ScenarioError(f"task id {task_id!r}: version must be a number, as in {base}@v1")
+    return mode, name, int(pinned) if pinned else None
+
+
+@cache
+def load_task(task_id: str) -> Scenario:
+    """Parses and validates one fixed task into a :class:`Scenario`."""
+    mode, name, version = _split_id(task_id)
+    entry = _pick(_data() / "tasks" / mode, name, version, f"{mode} task")
+    try:
+        task = TaskFile(**_read_yaml(entry))
+        return Scenario(
+            id=task.id,
+            version=task.version,
+            mode=task.mode,
+            title=task.title,
+            difficulty=task.difficulty,
+            objective=task.objective,
+            org=load_org(task.org),
+            policy=load_policy(task.policy),
+            settings=task.settings,
+            tickets=task.tickets,
+        )
+    except ValidationError as exc:
+        raise ScenarioError(f"{mode}/{entry.name} does not validate:\n{exc}") from exc
+
+
+def fixed_task_ids(mode: str | None = None) -> list[str]:
+    """Every fixed task id (newest versions), in mode order then file order."""
+    ids: list[str] = []
+    for each in MODES:
+        if mode is not None and each != mode:
+            continue
+        names = _versions(_data() / "tasks" / each)
+        ids.extend(f"{each}/{name}" for name in sorted(names, key=_difficulty_order))
+    return ids
+
+
+def _difficulty_order(name: str) -> tuple[int, str]:
+    for rank, prefix in enumerate(("easy", "medium", "hard")):
+        if name.startswith(prefix):
+            return rank, name
+    return 3, name
+
+
+def task_info(task_id: str) -> TaskInfo:
+    scenario = load_task(task_id)
+    return TaskInfo(
+        id=scenario.id,
+        mode=scenario.mode,
+        title=scenario.title,
+        difficulty=scenario.difficulty,
+        tickets=len(scenario.tickets),
+        version=scenario.version,
+    )
