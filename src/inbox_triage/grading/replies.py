@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from inbox_triage.domain import Policy, Ticket
 from inbox_triage.domain.text import (
+    contains_phrase,
     copied_fraction,
     function_word_ratio,
     makes_forbidden_promise,
@@ -50,13 +51,18 @@ def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
 
 
 def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: frozenset[str]) -> int:
-    own = {
-        p
-        for group in (ticket.truth.reply.required_facts if ticket.truth.reply else ())
-        for p in group
-    }
+    spec = ticket.truth.reply
+    own = {p.lower() for group in (spec.required_facts if spec else ()) for p in group}
     lowered = text.lower()
     return sum(1 for term in stuffing_terms - own if term in lowered)
+
+
+def addresses_customer(text: str, ticket: Ticket) -> bool:
+    """Whether the opening names the customer (first name, or surname as in "Dear Ms Pierce")."""
+    opening = text[:80].lower()
+    names = ticket.customer.name.lower().replace(".", " ").split()
+    candidates = [n for n in (names[:1] + names[-1:]) if len(n) >= 2]
+    return any(contains_phrase(opening, n) for n in candidates)
 
 
 def grade_reply(
@@ -82,8 +88,7 @@ def grade_reply(
         return TextScore(0.0, "stuffed with terms unrelated to this ticket")
     hit, total = matched_groups(text, spec.required_facts)
     facts = hit / total if total else 1.0
-    first_name = ticket.customer.first_name.lower()
-    addressed = bool(first_name) and first_name in text[:80].lower()
+    addressed = addresses_customer(text, ticket)
     length_ok = policy.reply_min_words <= len(tokens) <= policy.reply_max_words
     score = facts * (0.5 + 0.25 * addressed + 0.25 * length_ok)
     parts = [f"{hit}/{total} required points"]

@@ -1,0 +1,132 @@
+"""Replies and summaries are graded on content; shortcuts score low (DESIGN.md, rule 7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from inbox_triage.agents import compose_reply
+from inbox_triage.env import InboxTriageEnv
+from inbox_triage.grading import grade_reply, grade_summary
+from inbox_triage.grading.rubric import _stuffing_terms
+from inbox_triage.scenarios import load_task
+
+SCENARIO = load_task("triage/easy")
+HACKED = SCENARIO.ticket("e001")
+INVOICE = SCENARIO.ticket("e004")
+POLICY = SCENARIO.policy
+TERMS = _stuffing_terms(SCENARIO)
+GOOD = compose_reply("Maria", [
+    "We have locked your account so nobody else can use it",
+    "Our security team is investigating the sign-in from abroad",
+])
+
+
+def score(text: str | None, ticket=HACKED) -> float:
+    return grade_reply(text, ticket, POLICY, TERMS).score
+
+
+def test_a_good_reply_scores_full_marks():
+    assert score(GOOD) == pytest.approx(1.0)
+
+
+def test_pasting_the_email_back_scores_zero():
+    assert score(HACKED.body) == 0.0
+    assert score("Hi Maria, " + HACKED.body) == 0.0
+
+
+def test_keyword_lists_score_zero():
+    stuffed = "Maria locked secure security team specialist investigating freeze suspend"
+    assert score(stuffed) == 0.0
+
+
+def test_stuffing_every_policy_keyword_scores_zero():
+    keywords = ", ".join(sorted(TERMS))
+    assert score(GOOD + " Also relevant: " + keywords + ".") == 0.0
+
+
+def test_asking_for_a_password_or_full_card_number_scores_zero():
+    assert score(GOOD + " Please send us your password so we can check.") == 0.0
+    assert score(GOOD + " Reply with your full card number to verify.") == 0.0
+    assert score(GOOD + " What is the verification code we texted you?") == 0.0
+
+
+def test_warning_not_to_share_a_password_is_fine():
+    assert score(GOOD + " Never share your password with anyone, including us.") == 1.0
+    assert score(GOOD + " Could you confirm the last four digits of your card number?") == 1.0
+
+
+def test_promises_the_policy_forbids_score_zero():
+    assert score(GOOD + " We will refund every charge today.", INVOICE) == 0.0
+    assert score(GOOD + " This is guaranteed to be fixed by Friday.") == 0.0
+
+
+def test_facts_gate_the_score_a_polite_generic_reply_earns_nothing():
+    generic = compose_reply("Maria", ["Thanks for getting in touch with us today"])
+    assert score(generic) == 0.0
+
+
+def test_addressing_and_length_matter():
+    unaddressed = GOOD.replace("Hi Maria,", "Hello,")
+    assert 0.5 < score(unaddressed) < 1.0
+    rambling = GOOD + " We value you." * 120
+    assert 0.5 < score(rambling) < 1.0
+
+
+def test_a_reply_to_spam_scores_zero_and_silence_scores_full():
+    spam = SCENARIO.ticket("e002")
+    assert score(None, spam) == 1.0
+    assert score(GOOD, spam) == 0.0
+
+
+def test_summary_in_own_words_scores_and_a_pasted_one_does_not():
+    assert grade_summary("Account hacked; customer wants it locked.", HACKED).score == 1.0
+    assert grade_summary(HACKED.body[:280], HACKED).score == 0.0
+    assert grade_summary(None, HACKED).score == 0.0
+
+
+def test_quoting_internal_notes_scores_zero():
+    scenario = load_task("inbox/medium_billing_bug_mix")
+    ticket = scenario.ticket("T-210")
+    note = ticket.internal_notes[0]
+    env = InboxTriageEnv()
+    env.reset(task="inbox/medium_billing_bug_mix")
+    env.step({"action_type": "respond_ticket", "ticket_id": "T-210",
+              "response_template": "billing_review", "response_text": "FYI: " + note})
+    component = {c.name: c for c in env.grade().components}["response"]
+    assert component.score == 0.0
+    assert "breaks policy" in component.explanation
+
+
+def test_untouched_inbox_scores_zero_and_finishing_at_once_scores_zero():
+    env = InboxTriageEnv()
+    for task in ("triage/hard", "ticket/medium_double_charge", "inbox/medium_billing_bug_mix"):
+        env.reset(task=task)
+        assert env.grade().value == 0.0
+    env.reset(task="inbox/medium_billing_bug_mix")
+    obs = env.step({"action_type": "finish"})
+    assert obs.done and obs.metadata["grade"]["value"] == 0.0
+
+
+def test_every_component_carries_an_explanation_without_the_answer():
+    env = InboxTriageEnv()
+    env.reset(task="triage/easy")
+    env.step({"email_id": "e002", "priority": "low", "category": "general_inquiry",
+              "route_to": "archive"})
+    grade = env.grade().as_dict()
+    assert abs(sum(c["weight"] for c in grade["components"].values()) - 1.0) < 1e-9
+    for name, component in grade["components"].items():
+        assert component["explanation"], name
+        assert "spam_phishing" not in component["explanation"]
+        assert "trash" not in component["explanation"]
+
+
+def test_ids_in_a_ticket_count_as_its_own_facts_not_as_stuffing():
+    reply = compose_reply("Tom", ["Our billing team is checking INV-2024-0042 and the late fee",
+                                  "The finance team and accounts team will confirm"])
+    assert score(reply, INVOICE) == pytest.approx(1.0)
+
+
+def test_a_formal_greeting_by_surname_addresses_the_customer():
+    reply = compose_reply("", ["Our billing team is checking INV-2024-0042"]).replace(
+        "Hello,", "Dear Mr Becker,")
+    assert score(reply, INVOICE) == pytest.approx(1.0)
