@@ -51,7 +51,8 @@ def test_domain_modules_import_nothing_forbidden():
 def test_importing_the_domain_loads_no_server_or_openenv_code():
     code = (
         "import sys, inbox_triage.domain as d; "
-        "bad = [m for m in ('openenv', 'fastapi', 'starlette', 'httpx', 'yaml') if m in sys.modules]; "
+        "bad = [m for m in ('openenv', 'fastapi', 'starlette', 'httpx', 'yaml') "
+        "if m in sys.modules]; "
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

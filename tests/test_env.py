@@ -1,4 +1,4 @@
-"""Episode mechanics: refusals change nothing, penalties, budgets, SLA clocks and the reward rule."""
+"""Episode mechanics: refusals change nothing, penalties, budgets, SLA clocks, reward rule."""
 
 from __future__ import annotations
 
