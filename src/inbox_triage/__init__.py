@@ -3,20 +3,53 @@
 The curated public API is listed in ``__all__``; a test locks it.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from inbox_triage.agents import AGENTS, make_agent
-from inbox_triage.domain import Scenario
-from inbox_triage.env import InboxTriageEnv
-from inbox_triage.evaluation import check_environment, evaluate, run_episode
-from inbox_triage.grading import ComponentScore, Grade
-from inbox_triage.models import TriageAction, TriageObservation, TriageState
-from inbox_triage.scenarios import fixed_task_ids, load_task
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("inbox-triage")
 except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0.0.0"
+
+# Imported on first use, so that `import inbox_triage.domain` stays free of OpenEnv and servers.
+_LAZY = {
+    "AGENTS": "inbox_triage.agents",
+    "make_agent": "inbox_triage.agents",
+    "Scenario": "inbox_triage.domain",
+    "InboxTriageEnv": "inbox_triage.env",
+    "check_environment": "inbox_triage.evaluation",
+    "evaluate": "inbox_triage.evaluation",
+    "run_episode": "inbox_triage.evaluation",
+    "ComponentScore": "inbox_triage.grading",
+    "Grade": "inbox_triage.grading",
+    "TriageAction": "inbox_triage.models",
+    "TriageObservation": "inbox_triage.models",
+    "TriageState": "inbox_triage.models",
+    "fixed_task_ids": "inbox_triage.scenarios",
+    "load_task": "inbox_triage.scenarios",
+}
+
+if TYPE_CHECKING:
+    from inbox_triage.agents import AGENTS, make_agent
+    from inbox_triage.domain import Scenario
+    from inbox_triage.env import InboxTriageEnv
+    from inbox_triage.evaluation import check_environment, evaluate, run_episode
+    from inbox_triage.grading import ComponentScore, Grade
+    from inbox_triage.models import TriageAction, TriageObservation, TriageState
+    from inbox_triage.scenarios import fixed_task_ids, load_task
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'inbox_triage' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AGENTS",
