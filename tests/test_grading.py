@@ -122,7 +122,7 @@ def test_every_component_carries_an_explanation_without_the_answer():
 
 def test_ids_in_a_ticket_count_as_its_own_facts_not_as_stuffing():
     reply = compose_reply("Tom", ["Our billing team is checking INV-2024-0042 and the late fee",
-                                  "The finance team and accounts team will confirm"])
+                                  "They will confirm the outcome by email"])
     assert score(reply, INVOICE) == pytest.approx(1.0)
 
 
@@ -130,3 +130,16 @@ def test_a_formal_greeting_by_surname_addresses_the_customer():
     reply = compose_reply("", ["Our billing team is checking INV-2024-0042"]).replace(
         "Hello,", "Dear Mr Becker,")
     assert score(reply, INVOICE) == pytest.approx(1.0)
+
+
+def test_fishing_with_synonyms_scores_zero_in_summaries_and_replies():
+    assert grade_summary("Hacked, compromised, takeover, unauthorized; lock it", HACKED,
+                         TERMS).score == 0.0
+    fishing = GOOD + " Your account is locked, frozen, secured and suspended."
+    assert score(fishing) == 0.0
+
+
+def test_a_summary_naming_other_emails_points_scores_zero():
+    stuffed = "Account hacked, lock it; also invoice, lunch, enterprise demo, prize scam"
+    assert grade_summary(stuffed, HACKED, TERMS).score == 0.0
+    assert grade_summary("Account hacked; customer wants it locked.", HACKED, TERMS).score == 1.0

@@ -3,7 +3,8 @@
 A reply scores by the facts it states (gated: no facts, no score), then by addressing the customer
 and a sensible length. It scores zero when it breaks policy (asks for secrets, promises what the
 policy forbids, quotes internal notes or forbidden phrases), pastes the customer's message back,
-or reads as a list of keywords.
+reads as a list of keywords, or fishes with many phrasings of one point or with points that
+belong to other tickets. Summaries get the same paste and stuffing checks.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from inbox_triage.domain.text import (
 PASTE_THRESHOLD = 0.5
 MIN_FUNCTION_WORD_RATIO = 0.2
 FOREIGN_TERMS_LIMIT = 4
+SUMMARY_FOREIGN_TERMS_LIMIT = 3
+SYNONYM_LIMIT = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +53,27 @@ def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
     return reasons
 
 
-def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: frozenset[str]) -> int:
+def _own_groups(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
     spec = ticket.truth.reply
-    own = {p.lower() for group in (spec.required_facts if spec else ()) for p in group}
+    return (*ticket.truth.summary_facts, *(spec.required_facts if spec else ()))
+
+
+def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: frozenset[str]) -> int:
+    own = {p.lower() for group in _own_groups(ticket) for p in group}
     lowered = text.lower()
     return sum(1 for term in stuffing_terms - own if term in lowered)
+
+
+def _synonym_stuffed(text: str, ticket: Ticket) -> bool:
+    """Four or more phrasings of one point ("hacked, compromised, takeover") is fishing."""
+    lowered = text.lower()
+    for group in _own_groups(ticket):
+        distinct = {p.lower() for p in group if contains_phrase(lowered, p)}
+        # a phrasing found only inside a longer one ("lock" in "locked") is the same word
+        roots = {p for p in distinct if not any(o != p and o.startswith(p) for o in distinct)}
+        if len(roots) >= SYNONYM_LIMIT:
+            return True
+    return False
 
 
 def addresses_customer(text: str, ticket: Ticket) -> bool:
@@ -86,6 +105,8 @@ def grade_reply(
         return TextScore(0.0, "reads as a keyword list, not a reply")
     if _foreign_terms(text, ticket, stuffing_terms) >= FOREIGN_TERMS_LIMIT:
         return TextScore(0.0, "stuffed with terms unrelated to this ticket")
+    if _synonym_stuffed(text, ticket):
+        return TextScore(0.0, "lists many phrasings of the same point")
     hit, total = matched_groups(text, spec.required_facts)
     facts = hit / total if total else 1.0
     addressed = addresses_customer(text, ticket)
@@ -101,12 +122,18 @@ def grade_reply(
     return TextScore(score, ", ".join(parts))
 
 
-def grade_summary(text: str | None, ticket: Ticket) -> TextScore:
-    """A summary scores by the key facts it names, in words that are not pasted."""
+def grade_summary(
+    text: str | None, ticket: Ticket, stuffing_terms: frozenset[str] = frozenset()
+) -> TextScore:
+    """A summary scores by the key facts it names, in words that are not pasted or stuffed."""
     if text is None:
         return TextScore(0.0, "no summary")
     if copied_fraction(text, ticket.body) >= PASTE_THRESHOLD:
         return TextScore(0.0, "summary pastes the email")
+    if _foreign_terms(text, ticket, stuffing_terms) >= SUMMARY_FOREIGN_TERMS_LIMIT:
+        return TextScore(0.0, "summary stuffed with terms unrelated to this email")
+    if _synonym_stuffed(text, ticket):
+        return TextScore(0.0, "summary lists many phrasings of the same point")
     hit, total = matched_groups(text, ticket.truth.summary_facts)
     return TextScore(hit / total if total else 1.0, f"{hit}/{total} key points")
 

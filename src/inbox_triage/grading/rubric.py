@@ -86,8 +86,8 @@ def _tags(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
     return 2 * precision * recall / (precision + recall), ""
 
 
-def _summary(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    result = grade_summary(w.summary, t)
+def _summary(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
+    result = grade_summary(w.summary, t, g.stuffing_terms)
     return result.score, result.note
 
 
@@ -277,8 +277,8 @@ def _stuffing_terms(scenario: Scenario) -> frozenset[str]:
     terms: set[str] = set()
     for ticket in scenario.tickets:
         spec = ticket.truth.reply
-        if spec:
-            terms.update(p.lower() for group in spec.required_facts for p in group if len(p) > 3)
+        groups = (*ticket.truth.summary_facts, *(spec.required_facts if spec else ()))
+        terms.update(p.lower() for group in groups for p in group if len(p) > 3)
     terms.update(q.replace("_", " ") for q in scenario.org.queues if len(q) > 3)
     terms.update(t.replace("-", " ") for t in scenario.org.tags if len(t) > 3)
     return frozenset(terms)

@@ -74,6 +74,13 @@ class ModeView(ABC):
     def observe(self, engine: Engine) -> dict[str, Any]:
         """The mode-specific observation fields."""
 
+    @staticmethod
+    def finish(engine: Engine) -> str:
+        """Ends the episode at the agent's request."""
+        engine.state.finished = True
+        engine.log("finished", None, "agent finished the episode")
+        return "Episode finished."
+
     def vocabulary(self, engine: Engine) -> dict[str, Any]:
         """Every value the agent may choose from in this mode."""
         org = engine.org

@@ -17,6 +17,7 @@ def ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
         "customer_tier": ticket.customer.tier,
         "subject": ticket.subject,
         "message": ticket.body,
+        "thread": [m.model_dump() for m in ticket.thread],
         "priority": work.priority,
         "queue": work.queue,
         "status": work.status,
@@ -52,9 +53,7 @@ class InboxMode(ModeView):
 
     def apply(self, engine: Engine, kind: str, action: Mapping[str, Any]) -> str:
         if kind == "finish":
-            engine.state.finished = True
-            engine.log("finished", None, "agent finished the episode")
-            return "Episode finished."
+            return self.finish(engine)
         tid = ticket_id_of(engine, action, "ticket_id")
         work = engine.work(tid)
         if work.resolution is not None:

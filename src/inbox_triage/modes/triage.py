@@ -53,9 +53,7 @@ class TriageMode(ModeView):
 
     def apply(self, engine: Engine, kind: str, action: Mapping[str, Any]) -> str:
         if kind == "finish":
-            engine.state.finished = True
-            engine.log("finished", None, "agent finished the episode")
-            return "Episode finished."
+            return self.finish(engine)
         email_id = ticket_id_of(engine, action, "email_id")
         if engine.work(email_id).processed:
             pending = [t for t, w in engine.state.work.items() if not w.processed]
