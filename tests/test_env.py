@@ -106,13 +106,16 @@ def test_sla_clock_runs_and_order_matters():
     assert len(scenario.tickets) == 12
 
 
-def test_sla_warning_appears_before_a_deadline():
+def test_sla_warnings_appear_as_time_passes_and_refusals_stop_no_clock():
     env = InboxTriageEnv()
     obs = env.reset(task="triage/hard")
+    assert env.step({"email_id": "zz"}).now == obs.now  # a refusal does not move the clock
     seen = set(obs.active_sla_warnings)
-    for _ in range(6):
-        obs = env.step({"email_id": "zz"})  # refused, but time still passes
+    for email in reversed(obs.inbox):  # least urgent first: deadlines come near
+        obs = env.step({"email_id": email["email_id"], "priority": "low",
+                        "category": "general_inquiry", "route_to": "archive"})
         seen |= set(obs.active_sla_warnings)
+    assert obs.now == 10 * 12
     assert seen, "some email should come within the warning window as time passes"
 
 
@@ -185,3 +188,80 @@ def test_the_truth_never_reaches_observations_or_state(task):
     for blob in blobs:
         for marker in TRUTH_MARKERS:
             assert marker not in blob
+
+
+def test_changing_a_decision_is_charged_and_halves_its_credit():
+    env = InboxTriageEnv()
+    env.reset(task="ticket/easy_password_reset")
+    env.step({"action_type": "set_priority", "value": "low"})
+    obs = env.step({"action_type": "set_priority", "value": "medium"})
+    assert [i["kind"] for i in env.state.incidents] == ["revision"]
+    assert {c.name: c.score for c in env.grade().components}["priority"] == 0.5
+    assert obs.reward == pytest.approx(
+        0.5 * env.grade().components[0].weight - PENALTIES["revision"] - 0.01)
+
+
+def test_closing_at_once_earns_nothing():
+    for task in fixed_task_ids("ticket"):
+        env = InboxTriageEnv()
+        env.reset(task=task)
+        obs = env.step({"action_type": "close_ticket"})
+        assert obs.done and obs.metadata["grade"]["value"] == 0.0
+
+
+def test_resolving_a_specialist_ticket_costs_grade_not_only_reward():
+    env = InboxTriageEnv()
+    env.reset(task="inbox/medium_billing_bug_mix")
+    env.step({"action_type": "resolve_ticket", "ticket_id": "T-212",
+              "resolution_code": "shipping_update_provided"})
+    alone = {c.name: c.score for c in env.grade().components}["resolution"]
+    env.step({"action_type": "resolve_ticket", "ticket_id": "T-210",
+              "resolution_code": "shipping_update_provided"})
+    assert {c.name: c.score for c in env.grade().components}["resolution"] == alone / 2
+
+
+def test_malformed_actions_in_process_are_refused_not_raised():
+    from inbox_triage.models import TriageAction
+    env = InboxTriageEnv()
+    env.reset(task="ticket/easy_password_reset")
+    before = snapshot(env)
+    for bad in (["set_priority"], None, 42, "noop",
+                TriageAction.model_construct(action_type="draft_reply", value=5)):
+        obs = env.step(bad)
+        assert obs.last_action_error is not None
+    assert snapshot(env) == before
+    with pytest.raises(ScenarioError, match="string"):
+        env.reset(task=5)
+
+
+def test_step_before_any_reset_reports_done_so_loops_end():
+    obs = InboxTriageEnv().step({"action_type": "finish"})
+    assert obs.done and obs.last_action_error["field"] == "episode"
+
+
+@pytest.mark.parametrize("task", fixed_task_ids("ticket"))
+def test_one_script_for_every_ticket_without_reading_it_scores_low(task):
+    """A reviewer's exploit: one catch-all reply naming every task's points, constant choices."""
+    env = InboxTriageEnv()
+    obs = env.reset(task=task)
+    name = obs.customer_name.split()[0]
+    catch_all = (
+        f"Hi {name}, we have locked your account and a specialist will investigate. We see you "
+        "were charged twice and our billing team will review it. Please request a new reset "
+        "link and open it in a private window after clearing your cache."
+    )
+    for action in (
+        {"action_type": "request_info",
+         "value": "Please send a screenshot, the transaction receipt and the date of the charge."},
+        {"action_type": "draft_reply", "value": catch_all},
+        {"action_type": "set_priority", "value": "high"},
+        {"action_type": "route_team", "value": "billing"},
+        {"action_type": "add_tag", "value": "vip"},
+        {"action_type": "close_ticket"},
+    ):
+        obs = env.step(action)
+    grade = obs.metadata["grade"]
+    assert grade["components"]["reply"]["score"] == 0.0
+    truth = env.scenario.tickets[0].truth
+    if (truth.priority, truth.queue) != ("high", "billing"):  # constants happen to be right
+        assert grade["value"] <= 0.35

@@ -143,3 +143,48 @@ def test_a_summary_naming_other_emails_points_scores_zero():
     stuffed = "Account hacked, lock it; also invoice, lunch, enterprise demo, prize scam"
     assert grade_summary(stuffed, HACKED, TERMS).score == 0.0
     assert grade_summary("Account hacked; customer wants it locked.", HACKED, TERMS).score == 1.0
+
+
+@pytest.mark.parametrize("sentence", [
+    "Please reply with your current password so we can check, don't worry.",
+    "Send your password, not your username.",
+    "Send us the one-time code from the text message, it is not stored.",
+    "Could you share your login credentials with us?",
+    "What is the PIN on your account?",
+    "Your password, please.",
+])
+def test_requests_for_secrets_are_caught_even_beside_a_negation(sentence):
+    assert score(GOOD + " " + sentence) == 0.0
+
+
+@pytest.mark.parametrize("sentence", [
+    "We will refund you in full, don't worry.",
+    "We'll issue a full refund today.",
+    "The bug will be fixed in 2 hours.",
+])
+def test_promises_are_caught_even_beside_a_negation(sentence):
+    assert score(GOOD + " " + sentence, INVOICE) == 0.0
+
+
+@pytest.mark.parametrize("sentence", [
+    "Please never share your password or one-time codes with anyone.",
+    "Do not send us your full card number.",
+    "We cannot guarantee a date for the investigation yet.",
+])
+def test_warnings_and_honest_limits_are_fine(sentence):
+    assert score(GOOD + " " + sentence) == 1.0
+
+
+def test_declining_to_promise_a_refund_is_fine():
+    reply = compose_reply("Tom", [
+        "Our billing team is checking INV-2024-0042 and the late fee",
+        "We won't promise a refund before they have reviewed it",
+    ])
+    assert score(reply, INVOICE) == pytest.approx(1.0)
+
+
+def test_lightly_edited_copies_of_the_email_score_zero():
+    tokens = HACKED.body.split()
+    every_third_dropped = " ".join(t for i, t in enumerate(tokens) if i % 3 != 2)
+    assert grade_summary(every_third_dropped[:280], HACKED, TERMS).score == 0.0
+    assert grade_summary(HACKED.subject, HACKED, TERMS).score == 0.0

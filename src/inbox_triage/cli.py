@@ -96,7 +96,8 @@ def eval_command(
     agents = select_agents(agent)
     summaries = evaluate(agents, task_ids, episodes=episodes, seed=seed)
     grid = {(s.task, s.agent): s for s in summaries}
-    table = Table(title=f"Mean grade over {episodes} episode(s) per cell, seeds {seed}..")
+    seeds = f"seed {seed}" if episodes == 1 else f"seeds {seed}..{seed + episodes - 1}"
+    table = Table(title=f"Mean grade over {episodes} episode(s) per cell, {seeds}")
     table.add_column("task")
     for name in agents:
         table.add_column(name, justify="right")

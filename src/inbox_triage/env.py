@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -79,6 +80,9 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
     ) -> TriageObservation:
         """Starts an episode on ``task`` (or the seeds' ``task_id``); default triage/easy."""
         chosen = task or task_id
+        for name, value in (("task", chosen), ("mode", mode)):
+            if value is not None and not isinstance(value, str):
+                raise ScenarioError(f"{name} must be a string, not {type(value).__name__}")
         if chosen is None and mode is None:
             chosen = self.default_task
         scenario = load_task(resolve_task_id(chosen, mode))
@@ -95,7 +99,13 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
     def step(
         self, action: TriageAction | dict[str, Any], timeout_s: float | None = None, **kwargs: Any
     ) -> TriageObservation:
-        """Applies one action. Bad input is answered in the observation and changes nothing."""
+        """Applies one action.
+
+        A refused action (bad shape, value outside the vocabulary, full queue...) is answered in
+        ``last_action_error`` and changes nothing: not the tickets, not the budgets, not the
+        clock. It still uses up a step of the step budget and costs the invalid-action penalty,
+        so that an agent emitting only garbage ends its episode.
+        """
         if self._engine is None:
             return self._refuse("call reset() before step()")
         if self._done:
@@ -108,8 +118,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         error: dict[str, Any] | None = None
         feedback = ""
         try:
-            parsed = action if isinstance(action, TriageAction) else TriageAction(**action)
-            payload = parsed.payload()
+            payload = _parse(action).payload()
             kind = mode.action_type(payload)
             key = json.dumps(payload, sort_keys=True)
             feedback = mode.apply(engine, kind, payload)
@@ -120,13 +129,12 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             error = action_error_dict(exc)
         except ActionError as exc:
             error = exc.as_dict()
-        except TypeError as exc:  # a non-mapping was passed in-process
-            error = {"field": "action", "message": str(exc)}
         if error is not None:
             self._invalid += 1
             engine.incident("invalid_action", f"{error['field']}: {error['message']}")
             feedback = "Action refused: " + _describe(error)
-        engine.advance(self._scenario.settings.minutes_per_step if self._scenario else 0)
+        else:
+            engine.advance(self._scenario.settings.minutes_per_step if self._scenario else 0)
         penalty = penalty_for(state.incidents[incidents_before:]) + mode.step_cost
         grade = self._grader.grade()
         reward = step_reward(self._potential, grade.value, penalty)
@@ -199,9 +207,9 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
 
     def _refuse(self, message: str) -> TriageObservation:
         error = {"field": "episode", "message": message}
-        if self._engine is None:
+        if self._engine is None:  # done, so that a `while not obs.done` loop cannot spin
             return TriageObservation(
-                done=False, reward=0.0, last_feedback=message, last_action_error=error
+                done=True, reward=0.0, last_feedback=message, last_action_error=error
             )
         return self._observe(reward=0.0, feedback=message, error=error)
 
@@ -252,6 +260,15 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         )
         fields.update(mode.observe(engine))  # a mode may refine a common field (ticket: title)
         return TriageObservation(**fields)
+
+
+def _parse(action: object) -> TriageAction:
+    """Validates an action from a dict or a model (re-validated: ``model_construct`` skips it)."""
+    if isinstance(action, TriageAction):
+        return TriageAction.model_validate(action.model_dump(warnings=False))
+    if isinstance(action, Mapping):
+        return TriageAction.model_validate(dict(action))
+    raise ActionError("action", f"must be an object of fields, not {type(action).__name__}")
 
 
 def _describe(error: dict[str, Any]) -> str:

@@ -83,6 +83,7 @@ class TriageObservation(Observation):
     ticket_id: str | None = None
     customer_tier: str | None = None
     customer_name: str | None = None
+    customer_account: str | None = None
     customer_message: str | None = None
     priority: str | None = None
     routed_team: str | None = None

@@ -111,6 +111,7 @@ class OracleAgent:
     """Plays :func:`plan`. Needs the scenario, so it runs in-process only."""
 
     name = "oracle"
+    needs_truth = True
 
     def __init__(self) -> None:
         self._actions: deque[ActionDict] = deque()

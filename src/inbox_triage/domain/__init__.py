@@ -14,7 +14,7 @@ from inbox_triage.domain.models import (
     Truth,
 )
 from inbox_triage.domain.policy import Policy
-from inbox_triage.domain.state import Event, InboxState, Incident, TicketWork
+from inbox_triage.domain.state import Event, InboxState, Incident, TicketWork, missing_for_close
 
 __all__ = [
     "MODES",
@@ -34,4 +34,5 @@ __all__ = [
     "Ticket",
     "TicketWork",
     "Truth",
+    "missing_for_close",
 ]

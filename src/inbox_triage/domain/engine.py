@@ -3,6 +3,8 @@
 It owns the rules of the world: vocabularies, queue capacities, the escalation budget, the
 clock and SLA deadlines, and the event log. It knows nothing of modes' payloads, rewards or HTTP.
 Every operation validates first and changes nothing when it refuses.
+Incidents (refusals, loops, policy breaches) are recorded as facts; what they cost is the
+grader's business.
 """
 
 from __future__ import annotations
@@ -116,6 +118,14 @@ class Engine:
         work.touched = True
         work.revision += 1
 
+    def _decide(self, work: TicketWork, attribute: str, value: str) -> None:
+        """Sets a decision; changing one already made is recorded (loops cost reward)."""
+        old = getattr(work, attribute)
+        if old is not None and old != value:
+            work.changes[attribute] = work.changes.get(attribute, 0) + 1
+            self.incident("revision", f"{work.ticket_id} {attribute} changed")
+        setattr(work, attribute, value)
+
     def _handle(self, work: TicketWork) -> None:
         """The first response to a ticket stops its SLA clock."""
         if work.handled_at is None:
@@ -124,21 +134,21 @@ class Engine:
     def set_priority(self, ticket_id: str, value: str | None, field: str = "priority") -> None:
         value = self.check_choice(field, value, self.org.priorities)
         work = self.work(ticket_id)
-        work.priority = value
+        self._decide(work, "priority", value)
         self._touch(work)
         self.log("priority_set", ticket_id, value)
 
     def set_category(self, ticket_id: str, value: str | None, field: str = "category") -> None:
         value = self.check_choice(field, value, self.org.categories)
         work = self.work(ticket_id)
-        work.category = value
+        self._decide(work, "category", value)
         self._touch(work)
         self.log("category_set", ticket_id, value)
 
     def set_sentiment(self, ticket_id: str, value: str | None, field: str = "sentiment") -> None:
         value = self.check_choice(field, value, self.org.sentiments)
         work = self.work(ticket_id)
-        work.sentiment = value
+        self._decide(work, "sentiment", value)
         self._touch(work)
 
     def route(self, ticket_id: str, queue: str | None, field: str = "queue") -> None:
@@ -150,7 +160,7 @@ class Engine:
                 remaining[work.queue] += 1
             if queue in remaining:
                 remaining[queue] -= 1
-            work.queue = queue
+            self._decide(work, "queue", queue)
         self._touch(work)
         self.log("routed", ticket_id, queue)
 
@@ -206,6 +216,7 @@ class Engine:
         self.log("info_requested", ticket_id, text[:80])
 
     def flag_review(self, ticket_id: str, field: str = "flag_review") -> None:
+        """Sends a ticket for human review; flagging it twice is harmless and free."""
         work = self.work(ticket_id)
         if work.flagged:
             return

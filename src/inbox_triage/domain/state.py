@@ -28,6 +28,8 @@ class TicketWork:
     handled_at: int | None = None
     touched: bool = False
     revision: int = 0
+    # How often a decision already made was changed (priority, category, queue, sentiment).
+    changes: dict[str, int] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -77,3 +79,17 @@ class InboxState:
     incidents: list[Incident] = field(default_factory=list)
     breached: set[str] = field(default_factory=set)
     last_action_key: str | None = None
+
+
+def missing_for_close(work: TicketWork) -> list[str]:
+    """The visible work still missing before a ticket may be closed."""
+    missing = []
+    if work.priority is None:
+        missing.append("priority")
+    if work.queue is None:
+        missing.append("route")
+    if not work.tags:
+        missing.append("tags")
+    if work.reply is None:
+        missing.append("reply")
+    return missing

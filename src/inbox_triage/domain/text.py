@@ -12,16 +12,30 @@ from functools import lru_cache
 _WORD = re.compile(r"[a-z0-9$£€][a-z0-9'$£€.\-]*[a-z0-9]|[a-z0-9]")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 
-# A sentence asks for something when it holds one of these verbs ...
+# A sentence asks for something when one of these cues is not negated ...
 _REQUEST = re.compile(
     r"\b(send|share|provide|give|tell|confirm|reply with|respond with|enter|type|include|"
-    r"attach|verify|need|require|what is|what's|let us know)\b"
+    r"attach|verify|need|require|what is|what's|let us know|please|remind)\b"
 )
-# ... unless it is a warning not to ("never share your password").
-_NEGATION = re.compile(
-    r"\b(never|not|don't|do not|won't|will not|no one|nobody|cannot|can't|shouldn't|"
-    r"should not|under no circumstances)\b"
+# ... by one of these words just before it ("never share your password", "do not send").
+NEGATIONS = frozenset(
+    "never not no don't dont cannot can't won't wont shouldn't nobody neither nor".split()
 )
+NEGATION_WINDOW = 3
+
+
+def _negated(lowered: str, start: int) -> bool:
+    """Whether one of the few words before ``start`` negates what starts there."""
+    before = lowered[:start].replace("\u2019", "'").split()[-NEGATION_WINDOW:]
+    return any(w.strip(",;:") in NEGATIONS for w in before)
+
+
+def _negated_after(lowered: str, end: int) -> bool:
+    """Whether a negation follows within a few words ("please never share ...")."""
+    after = lowered[end:].replace("\u2019", "'").split()[:NEGATION_WINDOW]
+    return any(w.strip(",;:") in NEGATIONS for w in after)
+
+
 # Words that carry grammar rather than meaning: natural prose is full of them, keyword lists
 # are not.
 FUNCTION_WORDS = frozenset(
@@ -68,26 +82,43 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 def requests_sensitive_data(text: str, sensitive_patterns: Iterable[str]) -> list[str]:
-    """Sentences that ask the customer for something the policy forbids asking for."""
+    """Sentences that ask the customer for something the policy forbids asking for.
+
+    A warning ("never share your password") is not a request: a cue counts only when no
+    negation stands just before it. A question about sensitive data counts as a request.
+    """
     found: list[str] = []
     patterns = [_compiled(p) for p in sensitive_patterns]
     for sentence in sentences(text):
         lowered = sentence.lower()
-        if not any(p.search(lowered) for p in patterns):
+        hits = [m for p in patterns for m in p.finditer(lowered)]
+        if not hits:
             continue
-        if _REQUEST.search(lowered) and not _NEGATION.search(lowered):
+        cues = [
+            m
+            for m in _REQUEST.finditer(lowered)
+            if not _negated(lowered, m.start())
+            and not (m.group() == "please" and _negated_after(lowered, m.end()))
+        ]
+        question = lowered.rstrip().endswith("?") and not any(
+            _negated(lowered, m.start()) for m in hits
+        )
+        if cues or question:
             found.append(sentence)
     return found
 
 
 def makes_forbidden_promise(text: str, promise_patterns: Iterable[str]) -> list[str]:
-    """Sentences that make a commitment the policy does not allow."""
+    """Sentences that make a commitment the policy does not allow ("we cannot guarantee" is
+    not one: a negation just before the commitment lifts it)."""
     found: list[str] = []
     patterns = [_compiled(p) for p in promise_patterns]
     for sentence in sentences(text):
         lowered = sentence.lower()
-        if any(p.search(lowered) for p in patterns) and not _NEGATION.search(lowered):
-            found.append(sentence)
+        for pattern in patterns:
+            if any(not _negated(lowered, m.start()) for m in pattern.finditer(lowered)):
+                found.append(sentence)
+                break
     return found
 
 
@@ -95,7 +126,7 @@ def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 
-def copied_fraction(text: str, source: str, n: int = 4) -> float:
+def copied_fraction(text: str, source: str, n: int = 3) -> float:
     """Share of the text's word n-grams that also occur in ``source`` (1.0 = pasted)."""
     mine = ngrams(words(text), n)
     if not mine:
@@ -106,6 +137,15 @@ def copied_fraction(text: str, source: str, n: int = 4) -> float:
 def shares_ngram(text: str, source: str, n: int = 5) -> bool:
     """Whether the text repeats any run of ``n`` words from ``source`` (used for internal notes)."""
     return bool(ngrams(words(text), n) & ngrams(words(source), n))
+
+
+def word_coverage(text: str, source: str) -> float:
+    """Share of the text's content words (not function words) that occur in ``source``."""
+    mine = [w for w in words(text) if w not in FUNCTION_WORDS]
+    if not mine:
+        return 0.0
+    theirs = set(words(source))
+    return sum(1 for w in mine if w in theirs) / len(mine)
 
 
 def function_word_ratio(text: str) -> float:

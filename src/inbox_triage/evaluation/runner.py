@@ -37,7 +37,9 @@ class Episode:
 def run_episode(task: str, agent: Agent, seed: int = 0, keep_observations: bool = False) -> Episode:
     env = InboxTriageEnv()
     obs = env.reset(task=task, seed=seed)
-    agent.reset(obs.model_dump(), scenario=env.scenario, seed=seed)
+    # Only an agent that declares it reads the truth (the oracle) is handed the scenario.
+    scenario = env.scenario if getattr(agent, "needs_truth", False) else None
+    agent.reset(obs.model_dump(), scenario=scenario, seed=seed)
     rewards: list[float] = []
     actions: list[dict[str, Any]] = []
     observations: list[str] = []

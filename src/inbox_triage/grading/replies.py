@@ -20,10 +20,13 @@ from inbox_triage.domain.text import (
     matched_groups,
     requests_sensitive_data,
     shares_ngram,
+    word_coverage,
     words,
 )
 
 PASTE_THRESHOLD = 0.5
+COVERAGE_MIN_WORDS = 12
+COVERAGE_LIMIT = 0.9
 MIN_FUNCTION_WORD_RATIO = 0.2
 FOREIGN_TERMS_LIMIT = 4
 SUMMARY_FOREIGN_TERMS_LIMIT = 3
@@ -53,6 +56,20 @@ def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
     return reasons
 
 
+def customer_text(ticket: Ticket) -> str:
+    """Everything the customer wrote: a reply or summary must not be made of it."""
+    return "\n".join([ticket.subject, ticket.body, *(m.body for m in ticket.thread)])
+
+
+def is_copied(text: str, ticket: Ticket) -> bool:
+    """Pasted (most word triples appear in the customer's text) or lightly edited (nearly every
+    content word of a longer text comes from it, as when every third word is dropped)."""
+    source = customer_text(ticket)
+    if copied_fraction(text, source) >= PASTE_THRESHOLD:
+        return True
+    return len(words(text)) >= COVERAGE_MIN_WORDS and word_coverage(text, source) >= COVERAGE_LIMIT
+
+
 def _own_groups(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
     spec = ticket.truth.reply
     return (*ticket.truth.summary_facts, *(spec.required_facts if spec else ()))
@@ -61,7 +78,7 @@ def _own_groups(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
 def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: frozenset[str]) -> int:
     own = {p.lower() for group in _own_groups(ticket) for p in group}
     lowered = text.lower()
-    return sum(1 for term in stuffing_terms - own if term in lowered)
+    return sum(1 for term in stuffing_terms - own if contains_phrase(lowered, term))
 
 
 def _synonym_stuffed(text: str, ticket: Ticket) -> bool:
@@ -98,7 +115,7 @@ def grade_reply(
     breaches = policy_breaches(text, ticket, policy)
     if breaches:
         return TextScore(0.0, "; ".join(breaches))
-    if copied_fraction(text, ticket.body) >= PASTE_THRESHOLD:
+    if is_copied(text, ticket):
         return TextScore(0.0, "pastes the customer's message")
     tokens = words(text)
     if len(tokens) >= 8 and function_word_ratio(text) < MIN_FUNCTION_WORD_RATIO:
@@ -128,8 +145,8 @@ def grade_summary(
     """A summary scores by the key facts it names, in words that are not pasted or stuffed."""
     if text is None:
         return TextScore(0.0, "no summary")
-    if copied_fraction(text, ticket.body) >= PASTE_THRESHOLD:
-        return TextScore(0.0, "summary pastes the email")
+    if is_copied(text, ticket):
+        return TextScore(0.0, "summary copies the email instead of summarising it")
     if _foreign_terms(text, ticket, stuffing_terms) >= SUMMARY_FOREIGN_TERMS_LIMIT:
         return TextScore(0.0, "summary stuffed with terms unrelated to this email")
     if _synonym_stuffed(text, ticket):

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from inbox_triage.domain import Engine, Scenario, Ticket, TicketWork
+from inbox_triage.domain import Engine, Scenario, Ticket, TicketWork, missing_for_close
 from inbox_triage.grading.replies import (
     grade_info_request,
     grade_reply,
     grade_summary,
     policy_breaches,
 )
+from inbox_triage.scenarios import org_fact_phrases
 
 WRAP_UP_THRESHOLD = 0.8
 
@@ -54,24 +55,37 @@ class Grade:
 TicketScorer = Callable[["Grader", Ticket, TicketWork], "tuple[float, str] | None"]
 
 
+# A right decision reached by changing one already made earns half: trying every value in turn
+# and watching the reward must not pay.
+CHANGED_DECISION_CREDIT = 0.5
+
+
+def _decision(w: TicketWork, attribute: str, truth: str | None) -> tuple[float, str]:
+    if getattr(w, attribute) != truth:
+        return 0.0, ""
+    if w.changes.get(attribute):
+        return CHANGED_DECISION_CREDIT, "right after a change"
+    return 1.0, ""
+
+
 def _priority(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    return float(w.priority == t.truth.priority), ""
+    return _decision(w, "priority", t.truth.priority)
 
 
 def _category(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
     if t.truth.category is None:
         return None
-    return float(w.category == t.truth.category), ""
+    return _decision(w, "category", t.truth.category)
 
 
 def _routing(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    return float(w.queue == t.truth.queue), ""
+    return _decision(w, "queue", t.truth.queue)
 
 
 def _sentiment(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
     if t.truth.sentiment is None:
         return None
-    return float(w.sentiment == t.truth.sentiment), ""
+    return _decision(w, "sentiment", t.truth.sentiment)
 
 
 def _tags(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
@@ -118,15 +132,26 @@ def _review_flag(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
 
 
 def _resolution(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    """Over tickets that should be resolved and tickets the agent resolved: resolving a
+    specialist's ticket counts against it."""
     if t.truth.resolution is None:
-        return None
+        if w.resolution is None:
+            return None
+        return 0.0, "resolved a ticket that was not ours to resolve"
     return float(w.resolution == t.truth.resolution), ""
 
 
 def _closure(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    """A close counts once the visible work is done and the evidence that was needed asked for."""
     if t.truth.resolution != "close":
         return None
-    return float(w.closed and w.touched), ""
+    if not w.closed:
+        return 0.0, ""
+    if missing_for_close(w):
+        return 0.0, "closed before the work was done"
+    if t.truth.needs_info and w.info_request is None:
+        return 0.0, "closed without the evidence the case needed"
+    return 1.0, ""
 
 
 def _sla(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
@@ -213,7 +238,7 @@ class Grader:
             return None
         good = sum(1 for s in scores if s >= 0.999)
         text = f"{good} of {len(scores)} {_EXPLAIN[name]}"
-        if notes and name in ("reply", "summary", "info_request", "response"):
+        if notes and name in ("reply", "summary", "info_request", "response", "resolution"):
             text += f" (mean {sum(scores) / len(scores):.2f}; " + "; ".join(notes[:3]) + ")"
         return ComponentScore(name, sum(scores) / len(scores), self.weights[name], text)
 
@@ -273,12 +298,13 @@ class Grader:
 
 
 def _stuffing_terms(scenario: Scenario) -> frozenset[str]:
-    """Phrases that belong to some ticket's facts: a reply naming many foreign ones is stuffed."""
-    terms: set[str] = set()
+    """Phrases that belong to some ticket's facts, in this scenario or any task of its org, and
+    the org's queue and tag names: a reply naming many that are not its own is stuffed."""
+    terms: set[str] = set(org_fact_phrases(scenario.org.id))
     for ticket in scenario.tickets:
         spec = ticket.truth.reply
         groups = (*ticket.truth.summary_facts, *(spec.required_facts if spec else ()))
-        terms.update(p.lower() for group in groups for p in group if len(p) > 3)
-    terms.update(q.replace("_", " ") for q in scenario.org.queues if len(q) > 3)
-    terms.update(t.replace("-", " ") for t in scenario.org.tags if len(t) > 3)
-    return frozenset(terms)
+        terms.update(p.lower() for group in groups for p in group)
+    terms.update(q.replace("_", " ") for q in scenario.org.queues)
+    terms.update(t.replace("-", " ") for t in scenario.org.tags)
+    return frozenset(t for t in terms if len(t) > 3)

@@ -14,6 +14,7 @@ PENALTIES: dict[str, float] = {
     "invalid_action": 0.05,
     "noop": 0.02,
     "repeat": 0.03,
+    "revision": 0.02,
     "premature_close": 0.2,
     "unsafe_closure": 0.2,
     "policy_violation": 0.1,

@@ -15,6 +15,8 @@ def ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
         "ticket_id": ticket.id,
         "customer_name": ticket.customer.name,
         "customer_tier": ticket.customer.tier,
+        "customer_account": ticket.customer.account_id,
+        "customer_company": ticket.customer.company,
         "subject": ticket.subject,
         "message": ticket.body,
         "thread": [m.model_dump() for m in ticket.thread],
@@ -88,7 +90,7 @@ class InboxMode(ModeView):
         engine.resolve(tid, action["resolution_code"])
         truth = engine.tickets[tid].truth
         if truth.resolution is None:
-            engine.incident("unsafe_closure", f"{tid} resolved though a specialist owns it")
+            engine.incident("unsafe_closure", f"{tid} resolved")
         return f"Ticket {tid} resolved as {action['resolution_code']}."
 
     def is_done(self, engine: Engine) -> bool:

@@ -5,24 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from inbox_triage.domain import ActionError, Engine, TicketWork
+from inbox_triage.domain import ActionError, Engine, missing_for_close
 from inbox_triage.modes.base import ModeView
 
 _VALUE = (("value",), ("ticket_id",))
-
-
-def missing_for_close(work: TicketWork) -> list[str]:
-    """What the agent can see is still missing before a close would be valid."""
-    missing = []
-    if work.priority is None:
-        missing.append("priority")
-    if work.queue is None:
-        missing.append("route")
-    if not work.tags:
-        missing.append("tags")
-    if work.reply is None:
-        missing.append("reply")
-    return missing
 
 
 class TicketMode(ModeView):
@@ -76,8 +62,7 @@ class TicketMode(ModeView):
             return "Information requested from the customer."
         if kind == "close_ticket":
             missing = missing_for_close(work)
-            truth = engine.tickets[tid].truth
-            if missing or (truth.needs_info and work.info_request is None):
+            if missing:
                 engine.incident("premature_close", "ticket closed before its work was done")
             engine.close(tid)
             if missing:
@@ -97,6 +82,7 @@ class TicketMode(ModeView):
             "title": ticket.subject,
             "customer_tier": ticket.customer.tier,
             "customer_name": ticket.customer.name,
+            "customer_account": ticket.customer.account_id,
             "customer_message": ticket.body,
             "priority": work.priority,
             "routed_team": work.queue,

@@ -26,6 +26,8 @@ def email_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
     return {
         **email_header(engine, ticket),
         "customer_name": ticket.customer.name,
+        "customer_account": ticket.customer.account_id,
+        "customer_company": ticket.customer.company,
         "body": ticket.body,
         "thread": [m.model_dump() for m in ticket.thread],
     }

@@ -7,6 +7,7 @@ from inbox_triage.scenarios.loader import (
     load_org,
     load_policy,
     load_task,
+    org_fact_phrases,
     task_info,
 )
 
@@ -17,5 +18,6 @@ __all__ = [
     "load_org",
     "load_policy",
     "load_task",
+    "org_fact_phrases",
     "task_info",
 ]
