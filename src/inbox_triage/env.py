@@ -135,6 +135,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             feedback = "Action refused: " + _describe(error)
         else:
             engine.advance(self._scenario.settings.minutes_per_step if self._scenario else 0)
+            mode.after_step(engine)
         penalty = penalty_for(state.incidents[incidents_before:]) + mode.step_cost
         grade = self._grader.grade()
         reward = step_reward(self._potential, grade.value, penalty)

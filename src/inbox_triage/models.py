@@ -90,6 +90,7 @@ class TriageObservation(Observation):
     tags: list[str] | None = None
     draft_reply: str | None = None
     info_requested: bool | None = None
+    customer_messages: list[dict[str, Any]] | None = None
     # inbox
     tickets: list[dict[str, Any]] | None = None
 

@@ -9,10 +9,12 @@ grader's business.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import heapq
+import zlib
+from collections.abc import Iterable, Sequence
 
 from inbox_triage.domain.models import Scenario, Ticket
-from inbox_triage.domain.state import Event, InboxState, Incident, TicketWork
+from inbox_triage.domain.state import Event, InboxState, Incident, Message, TicketWork
 from inbox_triage.domain.text import makes_forbidden_promise, requests_sensitive_data
 
 
@@ -49,11 +51,16 @@ class Engine:
             if q not in scenario.org.unlimited_queues
         }
         self.state = InboxState(
-            work={t.id: TicketWork(ticket_id=t.id) for t in scenario.tickets},
+            work={
+                t.id: TicketWork(ticket_id=t.id, mood=t.truth.sentiment) for t in scenario.tickets
+            },
             queue_remaining=dict(capacity),
             escalation_budget=scenario.settings.escalation_budget,
+            capacity=dict(capacity),
         )
-        self.log("episode_started", None, f"{len(scenario.tickets)} tickets in the inbox")
+        self._sequence = 0
+        self._deliver_arrivals()
+        self.log("episode_started", None, f"{len(self.state.arrived)} tickets in the inbox")
         self._update_sla()
 
     # ----------------------------------------------------------------- lookups
@@ -62,12 +69,27 @@ class Engine:
         return self._tickets
 
     def ticket(self, ticket_id: str | None, field: str = "ticket_id") -> Ticket:
+        """A ticket that has arrived; one still to come is as unknown as a made-up id."""
+        visible = self.visible_ids()
         if not ticket_id:
-            raise ActionError(field, "is required", self._tickets)
-        ticket = self._tickets.get(ticket_id)
-        if ticket is None:
-            raise ActionError(field, f"unknown id {ticket_id!r}", self._tickets)
-        return ticket
+            raise ActionError(field, "is required", visible)
+        if ticket_id not in self.state.arrived:
+            raise ActionError(field, f"unknown id {ticket_id!r}", visible)
+        return self._tickets[ticket_id]
+
+    def visible_ids(self) -> list[str]:
+        """Arrived tickets, in the scenario's order."""
+        arrived = self.state.arrived
+        return [t.id for t in self.scenario.tickets if t.id in arrived]
+
+    def visible(self) -> list[Ticket]:
+        arrived = self.state.arrived
+        return [t for t in self.scenario.tickets if t.id in arrived]
+
+    def next_arrival(self) -> int | None:
+        """When the next ticket still to come arrives, if any."""
+        pending = [t.arrives_at for t in self.scenario.tickets if t.id not in self.state.arrived]
+        return min(pending) if pending else None
 
     def work(self, ticket_id: str) -> TicketWork:
         return self.state.work[ticket_id]
@@ -82,7 +104,7 @@ class Engine:
         return value
 
     def received_at(self, ticket: Ticket) -> int:
-        return -ticket.received_minutes_ago
+        return ticket.arrives_at - ticket.received_minutes_ago
 
     def deadline(self, ticket: Ticket, priority: str | None) -> int | None:
         minutes = self.policy.sla_for(priority, ticket.customer.tier)
@@ -119,11 +141,14 @@ class Engine:
         work.revision += 1
 
     def _decide(self, work: TicketWork, attribute: str, value: str) -> None:
-        """Sets a decision; changing one already made is recorded (loops cost reward)."""
+        """Sets a decision. Changing one already made is recorded (loops cost reward), unless
+        the customer has written since: acting on new information is the job."""
         old = getattr(work, attribute)
-        if old is not None and old != value:
+        informed = work.decided_at.get(attribute, -1) < len(work.messages)
+        if old is not None and old != value and not informed:
             work.changes[attribute] = work.changes.get(attribute, 0) + 1
             self.incident("revision", f"{work.ticket_id} {attribute} changed")
+        work.decided_at[attribute] = len(work.messages)
         setattr(work, attribute, value)
 
     def _handle(self, work: TicketWork) -> None:
@@ -209,11 +234,17 @@ class Engine:
     def request_info(self, ticket_id: str, text: str | None, field: str = "value") -> None:
         text = self.check_text(field, text)
         work = self.work(ticket_id)
+        first_request = work.info_request is None
         work.info_request = text
         self._touch(work)
         self._handle(work)
-        self._screen(ticket_id, field, text)
+        asked_for_secret = self._screen(ticket_id, field, text)
         self.log("info_requested", ticket_id, text[:80])
+        if first_request or asked_for_secret:
+            reply = self._tickets[ticket_id].customer_reply
+            delay = reply.delay_minutes if reply else 20
+            kind = "secret" if asked_for_secret else "reply"
+            self._schedule(self.state.now + delay, kind, ticket_id)
 
     def flag_review(self, ticket_id: str, field: str = "flag_review") -> None:
         """Sends a ticket for human review; flagging it twice is harmless and free."""
@@ -247,6 +278,12 @@ class Engine:
         self._touch(work)
         self._handle(work)
         self.log("resolved", ticket_id, code)
+        truth = self._tickets[ticket_id].truth
+        answered = truth.template is None or truth.template in work.templates_sent
+        if not answered or work.violations:  # a bad answer brings the customer back
+            self._schedule(
+                self.state.now + self.scenario.settings.reopen_after_minutes, "reopen", ticket_id
+            )
 
     def close(self, ticket_id: str) -> None:
         work = self.work(ticket_id)
@@ -264,13 +301,94 @@ class Engine:
 
     # ----------------------------------------------------------------- time and log
     def advance(self, minutes: int) -> None:
-        """Moves the simulated clock forward and records SLA breaches as they happen."""
+        """Moves the simulated clock forward: mail arrives, customers answer or come back,
+        queues drain, SLA deadlines pass."""
         self.state.now += minutes
+        self._deliver_arrivals()
+        self._run_scheduled()
+        self._drain_queues()
         self._update_sla()
+
+    def advance_to_next_arrival(self) -> bool:
+        """Skips idle time to the next arrival; False when nothing more is coming."""
+        minute = self.next_arrival()
+        if minute is None:
+            return False
+        self.advance(max(0, minute - self.state.now))
+        return True
+
+    def _deliver_arrivals(self) -> None:
+        now, arrived = self.state.now, self.state.arrived
+        for ticket in self.scenario.tickets:
+            if ticket.id not in arrived and ticket.arrives_at <= now:
+                arrived.add(ticket.id)
+                if ticket.arrives_at > 0:
+                    self.log("arrived", ticket.id, ticket.subject[:80])
+
+    def _schedule(self, minute: int, kind: str, ticket_id: str) -> None:
+        self._sequence += 1
+        heapq.heappush(self.state.scheduled, (minute, self._sequence, kind, ticket_id))
+
+    def _run_scheduled(self) -> None:
+        scheduled = self.state.scheduled
+        while scheduled and scheduled[0][0] <= self.state.now:
+            minute, _, kind, ticket_id = heapq.heappop(scheduled)
+            ticket, work = self._tickets[ticket_id], self.state.work[ticket_id]
+            lines = self.scenario.customer_lines
+            if kind == "reply":
+                body = (
+                    ticket.customer_reply.body
+                    if ticket.customer_reply
+                    else _pick(lines.reveals, ticket_id)
+                )
+                self._customer_writes(work, minute, "reply", body)
+            elif kind == "secret":
+                self._customer_writes(
+                    work, minute, "reply", _pick(lines.secret_compliance, ticket_id)
+                )
+            elif kind == "reopen" and work.resolution is not None:
+                work.resolution = None
+                work.reopened += 1
+                work.revision += 1
+                self._customer_writes(work, minute, "reopen", _pick(lines.reopen, ticket_id))
+                self._worsen_mood(work)
+                self.log("reopened", ticket_id, "the customer came back")
+
+    def _customer_writes(self, work: TicketWork, minute: int, kind: str, body: str) -> None:
+        work.messages.append(Message(minute, kind, body))
+        work.revision += 1
+        self.log("customer_" + ("replied" if kind == "reply" else kind), work.ticket_id, body[:80])
+
+    def _worsen_mood(self, work: TicketWork) -> None:
+        ladder = ("positive", "neutral", "frustrated", "angry")
+        if work.mood in ladder and work.mood != ladder[-1]:
+            work.mood = ladder[ladder.index(work.mood) + 1]
+
+    def _follow_up(self, ticket_id: str) -> None:
+        """An urgent or high ticket left past its deadline gets an impatient follow-up."""
+        ticket, work = self._tickets[ticket_id], self.state.work[ticket_id]
+        if work.followed_up or ticket.truth.priority not in ("urgent", "high"):
+            return
+        work.followed_up = True
+        body = ticket.follow_up or _pick(self.scenario.customer_lines.follow_ups, ticket_id)
+        self._customer_writes(work, self.state.now, "follow_up", body)
+        self._worsen_mood(work)
+
+    def _drain_queues(self) -> None:
+        every = self.scenario.settings.queue_drain_minutes
+        if not every:
+            return
+        due = self.state.now // every
+        while self.state.drains_done < due:
+            self.state.drains_done += 1
+            for queue, capacity in self.state.capacity.items():
+                if self.state.queue_remaining[queue] < capacity:
+                    self.state.queue_remaining[queue] += 1
 
     def _update_sla(self) -> None:
         now = self.state.now
-        for ticket_id, work in self.state.work.items():
+        for ticket_id in self.visible_ids():
+            work = self.state.work[ticket_id]
             if ticket_id in self.state.breached:
                 continue
             deadline = self.visible_deadline(ticket_id)
@@ -280,13 +398,16 @@ class Engine:
             if (handled is None and now > deadline) or (handled is not None and handled > deadline):
                 self.state.breached.add(ticket_id)
                 self.log("sla_breached", ticket_id, f"first response due at minute {deadline}")
+                if handled is None:
+                    self._follow_up(ticket_id)
 
     def sla_warnings(self) -> list[str]:
         """Unhandled tickets whose visible deadline is near or past."""
         now = self.state.now
         window = self.policy.sla_warning_minutes
         out = []
-        for ticket_id, work in self.state.work.items():
+        for ticket_id in self.visible_ids():
+            work = self.state.work[ticket_id]
             if work.handled_at is not None:
                 continue
             deadline = self.visible_deadline(ticket_id)
@@ -311,3 +432,8 @@ class Engine:
             self.incident(
                 "policy_violation", f"{ticket_id} {field} makes a promise the policy forbids"
             )
+
+
+def _pick(options: Sequence[str], key: str) -> str:
+    """A stable choice by key (no global randomness: episodes must replay exactly)."""
+    return options[zlib.crc32(key.encode()) % len(options)]

@@ -71,18 +71,46 @@ class Truth(Frozen):
     resolution: str | None = None
 
 
+class CustomerReply(Frozen):
+    """What the customer answers to an information request, and how long they take."""
+
+    body: str
+    delay_minutes: int = Field(default=20, ge=1)
+
+
 class Ticket(Frozen):
-    """One email or ticket as the customer sent it, plus its truth."""
+    """One email or ticket as the customer sent it, plus its truth.
+
+    ``arrives_at`` > 0 makes it arrive during the episode (minutes after the start); until then
+    it does not exist for the agent.
+    """
 
     id: str
     sender: str
     customer: Customer
     subject: str
     body: str
-    received_minutes_ago: int = 0
+    received_minutes_ago: int = Field(default=0, ge=0)
+    arrives_at: int = Field(default=0, ge=0)
     thread: tuple[ThreadMessage, ...] = ()
     internal_notes: tuple[str, ...] = ()
+    customer_reply: CustomerReply | None = None
+    follow_up: str | None = None
     truth: Truth
+
+
+class CustomerLines(Frozen):
+    """Generic things customers write, for tickets that bring no lines of their own."""
+
+    reveals: tuple[str, ...] = (
+        "Sure, here are the details you asked for: the screenshot and the reference number are "
+        "attached.",
+    )
+    follow_ups: tuple[str, ...] = ("Hello? It has been a while and I still have no answer.",)
+    secret_compliance: tuple[str, ...] = (
+        "OK, if you really need it: my password is Summer2024! Please hurry.",
+    )
+    reopen: tuple[str, ...] = ("This does not answer my question at all. Please look again.",)
 
 
 class OrgProfile(Frozen):
@@ -110,6 +138,10 @@ class Settings(Frozen):
     minutes_per_step: int = Field(default=5, ge=0)
     escalation_budget: int = Field(default=0, ge=0)
     queue_capacity: dict[str, int] = Field(default_factory=dict)
+    queue_drain_minutes: int | None = Field(
+        default=None, gt=0, description="each capped queue frees one place this often"
+    )
+    reopen_after_minutes: int = Field(default=30, ge=1)
 
 
 class Scenario(Frozen):
@@ -125,6 +157,9 @@ class Scenario(Frozen):
     policy: Policy
     settings: Settings
     tickets: tuple[Ticket, ...]
+    customer_lines: CustomerLines = CustomerLines()
+    split: str | None = None
+    seed: int | None = None
 
     @model_validator(mode="after")
     def _truth_uses_the_vocabulary(self) -> Scenario:

@@ -5,6 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+@dataclass(slots=True, frozen=True)
+class Message:
+    """Something the customer wrote during the episode."""
+
+    minute: int
+    kind: str  # reply | follow_up | reopen
+    body: str
+
+
 @dataclass(slots=True)
 class TicketWork:
     """The agent's handling of one ticket, as it stands now."""
@@ -28,8 +37,16 @@ class TicketWork:
     handled_at: int | None = None
     touched: bool = False
     revision: int = 0
-    # How often a decision already made was changed (priority, category, queue, sentiment).
+    # How often a decision already made was changed without new information from the customer
+    # (priority, category, queue, sentiment).
     changes: dict[str, int] = field(default_factory=dict)
+    # Customer messages that arrived during the episode; each one is new information.
+    messages: list[Message] = field(default_factory=list)
+    decided_at: dict[str, int] = field(default_factory=dict)
+    mood: str | None = None
+    followed_up: bool = False
+    reopened: int = 0
+    violations: int = 0
 
     @property
     def status(self) -> str:
@@ -79,6 +96,11 @@ class InboxState:
     incidents: list[Incident] = field(default_factory=list)
     breached: set[str] = field(default_factory=set)
     last_action_key: str | None = None
+    arrived: set[str] = field(default_factory=set)
+    # (minute, sequence, kind, ticket id): customer replies and reopenings still to come.
+    scheduled: list[tuple[int, int, str, str]] = field(default_factory=list)
+    capacity: dict[str, int] = field(default_factory=dict)
+    drains_done: int = 0
 
 
 def missing_for_close(work: TicketWork) -> list[str]:

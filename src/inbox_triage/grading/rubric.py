@@ -83,9 +83,10 @@ def _routing(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
 
 
 def _sentiment(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    """Against the customer's mood as it is now: ignoring or failing them sours it."""
     if t.truth.sentiment is None:
         return None
-    return _decision(w, "sentiment", t.truth.sentiment)
+    return _decision(w, "sentiment", w.mood or t.truth.sentiment)
 
 
 def _tags(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from inbox_triage.domain import ActionError, Engine, Mode
+from inbox_triage.domain import ActionError, Engine, Mode, TicketWork
 
 # Fields every action may carry whatever its type.
 ALWAYS_ALLOWED = frozenset({"action_type", "metadata"})
@@ -76,10 +76,16 @@ class ModeView(ABC):
 
     @staticmethod
     def finish(engine: Engine) -> str:
-        """Ends the episode at the agent's request."""
+        """Ends the episode at the agent's request, unless more mail is still to come: then the
+        clock skips to it and the episode goes on (finishing means the whole shift is done)."""
+        if engine.advance_to_next_arrival():
+            return "New mail arrived; the episode goes on."
         engine.state.finished = True
         engine.log("finished", None, "agent finished the episode")
         return "Episode finished."
+
+    def after_step(self, engine: Engine) -> None:  # noqa: B027 - a hook, empty by default
+        """Called after every accepted action (a mode may skip idle time)."""
 
     def vocabulary(self, engine: Engine) -> dict[str, Any]:
         """Every value the agent may choose from in this mode."""
@@ -98,3 +104,8 @@ class ModeView(ABC):
 
 def ticket_id_of(engine: Engine, action: Mapping[str, Any], field: str) -> str:
     return engine.ticket(action.get(field), field).id
+
+
+def messages_view(work: TicketWork) -> list[dict[str, Any]]:
+    """What the customer wrote during the episode (answers, follow-ups, reopenings)."""
+    return [{"minute": m.minute, "kind": m.kind, "body": m.body} for m in work.messages]

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, Ticket
-from inbox_triage.modes.base import ModeView, ticket_id_of
+from inbox_triage.modes.base import ModeView, messages_view, ticket_id_of
 
 
 def ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
@@ -20,6 +20,7 @@ def ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
         "subject": ticket.subject,
         "message": ticket.body,
         "thread": [m.model_dump() for m in ticket.thread],
+        "customer_messages": messages_view(work),
         "priority": work.priority,
         "queue": work.queue,
         "status": work.status,
@@ -97,4 +98,4 @@ class InboxMode(ModeView):
         return engine.state.finished
 
     def observe(self, engine: Engine) -> dict[str, Any]:
-        return {"tickets": [ticket_view(engine, t) for t in engine.scenario.tickets]}
+        return {"tickets": [ticket_view(engine, t) for t in engine.visible()]}

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, missing_for_close
-from inbox_triage.modes.base import ModeView
+from inbox_triage.modes.base import ModeView, messages_view
 
 _VALUE = (("value",), ("ticket_id",))
 
@@ -89,4 +89,5 @@ class TicketMode(ModeView):
             "tags": list(work.tags),
             "draft_reply": work.reply,
             "info_requested": work.info_request is not None,
+            "customer_messages": messages_view(work),
         }

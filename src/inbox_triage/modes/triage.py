@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, Ticket
-from inbox_triage.modes.base import ModeView, ticket_id_of
+from inbox_triage.modes.base import ModeView, messages_view, ticket_id_of
 
 
 def email_header(engine: Engine, ticket: Ticket) -> dict[str, Any]:
+    """The short form of an email (used by listings)."""
     work = engine.work(ticket.id)
     return {
         "email_id": ticket.id,
@@ -30,6 +31,7 @@ def email_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
         "customer_company": ticket.customer.company,
         "body": ticket.body,
         "thread": [m.model_dump() for m in ticket.thread],
+        "customer_messages": messages_view(engine.work(ticket.id)),
     }
 
 
@@ -58,7 +60,7 @@ class TriageMode(ModeView):
             return self.finish(engine)
         email_id = ticket_id_of(engine, action, "email_id")
         if engine.work(email_id).processed:
-            pending = [t for t, w in engine.state.work.items() if not w.processed]
+            pending = [t for t in engine.visible_ids() if not engine.work(t).processed]
             raise ActionError("email_id", f"{email_id!r} has already been triaged", pending)
         # Check everything before changing anything: a refused decision changes nothing.
         org = engine.org
@@ -91,9 +93,14 @@ class TriageMode(ModeView):
         state = engine.state
         return state.finished or all(w.processed for w in state.work.values())
 
+    def after_step(self, engine: Engine) -> None:
+        """With every arrived email triaged, the clock skips to the next arrival."""
+        if all(engine.work(t).processed for t in engine.visible_ids()):
+            engine.advance_to_next_arrival()
+
     def current_email(self, engine: Engine) -> Ticket | None:
         """The unprocessed email whose visible deadline comes first."""
-        pending = [t for t in engine.scenario.tickets if not engine.work(t.id).processed]
+        pending = [t for t in engine.visible() if not engine.work(t.id).processed]
         if not pending:
             return None
         far = 10**9
@@ -105,8 +112,8 @@ class TriageMode(ModeView):
         capped = state.queue_remaining
         return {
             "current_email": email_view(engine, current) if current else None,
-            "inbox": [email_view(engine, t) for t in engine.scenario.tickets],
-            "processed": [t for t, w in state.work.items() if w.processed],
+            "inbox": [email_view(engine, t) for t in engine.visible()],
+            "processed": [t for t in engine.visible_ids() if state.work[t].processed],
             "escalation_budget_remaining": state.escalation_budget,
             "team_queue_remaining": {q: capped[q] for q in engine.org.queues if q in capped},
             "active_sla_warnings": engine.sla_warnings(),
