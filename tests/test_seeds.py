@@ -68,8 +68,8 @@ def test_support_inbox_ops_seed_curl_flow():
                    "status", "sentiment", "tags", "internal_notes", "responses_sent",
                    "escalation_target", "resolution_code"}
     assert seed_fields <= set(ticket)
-    assert set(obs.allowed_actions) == {"classify_ticket", "respond_ticket", "escalate_ticket",
-                                        "resolve_ticket", "finish"}
+    assert {"classify_ticket", "respond_ticket", "escalate_ticket", "resolve_ticket",
+            "finish"} <= set(obs.allowed_actions)
     for field in ("task_id", "title", "objective", "step_count", "max_steps", "progress_score",
                   "recent_events"):
         assert getattr(obs, field) is not None, field

@@ -11,30 +11,13 @@ from typing import Any
 from openenv.core.env_server.interfaces import Environment
 from pydantic import ValidationError
 
-from inbox_triage.domain import MODES, ActionError, Engine, Scenario
+from inbox_triage.domain import ActionError, Engine, Scenario
 from inbox_triage.grading import Grade, Grader, penalty_for, step_reward
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
 from inbox_triage.modes import MODE_VIEWS, ModeView
-from inbox_triage.scenarios import ScenarioError, fixed_task_ids, load_task
+from inbox_triage.scenarios.sources import DEFAULT_TASK, make_scenario
 
-DEFAULT_TASK = "triage/easy"
 RECENT_EVENTS = 8
-
-
-def resolve_task_id(task: str | None = None, mode: str | None = None) -> str:
-    """Turns what a user typed into a task id: a full id, a unique bare name, or a mode."""
-    if mode is not None and mode not in MODES:
-        raise ScenarioError(f"mode {mode!r} is not one of {', '.join(MODES)}")
-    if task is None:
-        return fixed_task_ids(mode)[0] if mode else DEFAULT_TASK
-    if "/" in task:
-        return task if mode is None or task.startswith(mode + "/") else f"{mode}/{task}"
-    candidates = [t for t in fixed_task_ids(mode) if t.split("/", 1)[1].split("@")[0] == task]
-    if len(candidates) == 1:
-        return candidates[0]
-    if not candidates:
-        raise ScenarioError(f"unknown task {task!r} (known: {', '.join(fixed_task_ids(mode))})")
-    raise ScenarioError(f"task {task!r} is ambiguous: one of {', '.join(candidates)}")
 
 
 def action_error_dict(exc: ValidationError) -> dict[str, Any]:
@@ -76,16 +59,22 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         task: str | None = None,
         mode: str | None = None,
         task_id: str | None = None,
-        **kwargs: Any,
+        split: str | None = None,
+        difficulty: str | None = None,
+        **knobs: Any,
     ) -> TriageObservation:
-        """Starts an episode on ``task`` (or the seeds' ``task_id``); default triage/easy."""
+        """Starts an episode.
+
+        ``task`` (or the seeds' ``task_id``) names a fixed task (``ticket/hard_account_takeover``,
+        or a unique bare name) or ``MODE/generated``; ``mode`` alone means that mode's generated
+        task. Generated tasks take ``split`` (train|validation|test), ``difficulty``
+        (easy|medium|hard), ``seed`` and knob overrides such as ``size=40``. With nothing at all
+        it starts triage/easy, as the Email Triage seed expects.
+        """
         chosen = task or task_id
-        for name, value in (("task", chosen), ("mode", mode)):
-            if value is not None and not isinstance(value, str):
-                raise ScenarioError(f"{name} must be a string, not {type(value).__name__}")
         if chosen is None and mode is None:
             chosen = self.default_task
-        scenario = load_task(resolve_task_id(chosen, mode))
+        scenario = make_scenario(chosen, mode, split, difficulty, seed, **knobs)
         self._start(scenario, seed=seed, episode_id=episode_id)
         return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
 

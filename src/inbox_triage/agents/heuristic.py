@@ -7,11 +7,10 @@ situation onto the mode's vocabulary. It does not judge sentiment and writes gen
 from __future__ import annotations
 
 import re
-from collections import deque
 from typing import Any
 
 from inbox_triage.agents.base import ActionDict, Observation, compose_reply
-from inbox_triage.domain import Scenario
+from inbox_triage.agents.planning import Item, PlanningAgent, item_text
 
 # Checked in this order: the first situation whose keywords match wins.
 SITUATIONS: list[tuple[str, tuple[str, ...]]] = [
@@ -176,70 +175,61 @@ def _bump(priority: str, tier: str) -> str:
     return priority
 
 
-class HeuristicAgent:
-    """Keyword rules mapped onto each mode's vocabulary."""
+ASKS_FOR_EVIDENCE = ("billing", "security", "bug", "login")
+EVIDENCE_REQUEST = (
+    "Could you send us a screenshot of what you see, the date and time it happened, and the "
+    "transaction receipt or order number if there is one?"
+)
+
+
+class HeuristicAgent(PlanningAgent):
+    """Keyword rules mapped onto each mode's vocabulary, re-read as customers answer."""
 
     name = "heuristic"
 
-    def __init__(self) -> None:
-        self._plan: deque[ActionDict] = deque()
+    def urgency(self, item: Item, obs: Observation) -> tuple[Any, ...]:
+        name = situation(item_text(item))
+        priority = _bump(TRIAGE[name][0], item["tier"]) if name != "spam" else "spam"
+        return (PRIORITY_RANK[priority], item["received_at"], item["id"])
 
-    def reset(self, observation: Observation, *, scenario: Scenario | None, seed: int) -> None:
-        mode = observation["mode"]
-        plan = (
-            self._ticket(observation)
-            if mode == "ticket"
-            else (self._inbox(observation) if mode == "inbox" else [])
-        )
-        self._plan = deque(plan)
+    def plan_for(self, item: Item, obs: Observation) -> list[ActionDict]:
+        mode = obs["mode"]
+        if mode == "triage":
+            return [] if item["done"] else [self._triage(item, obs)]
+        if mode == "ticket":
+            return self._ticket(item, obs)
+        return self._inbox(item)
 
-    def act(self, observation: Observation) -> ActionDict:
-        if observation["mode"] == "triage":
-            return self._triage_next(observation)
-        if self._plan:
-            return self._plan.popleft()
-        if "finish" in observation["allowed_actions"]:
-            return {"action_type": "finish"}
-        return {"action_type": "noop"}
-
-    def _triage_next(self, obs: Observation) -> ActionDict:
-        """Decides every pending email, then sends the most pressing decision that still fits."""
-        decisions: list[tuple[tuple[int, int], ActionDict]] = []
-        for email in obs["inbox"]:
-            if email["processed"]:
-                continue
-            text = f"{email['subject']}\n{email['sender']}\n{email['body']}"
-            name = situation(text)
-            priority, category, route, flag = TRIAGE[name]
-            if name != "spam":
-                priority = _bump(priority, email["customer_tier"])
-            action: dict[str, Any] = {
-                "email_id": email["email_id"],
-                "priority": priority,
-                "category": category,
-                "route_to": route,
-                "summary": f"{name.title()} email: {email['subject']}"[:280],
-                "flag_review": flag and obs["escalation_budget_remaining"] > 0,
-            }
-            if name not in ("spam", "newsletter"):
-                first = email["customer_name"].split(" ")[0]
-                action["reply_draft"] = reply_for(name, first, text)
-            decisions.append(((PRIORITY_RANK[priority], -email["received_at"]), action))
-        if not decisions:
-            return {"action_type": "finish"}
-        action = min(decisions, key=lambda d: d[0])[1]
-        remaining = obs["team_queue_remaining"]
-        if remaining.get(action["route_to"], 1) <= 0:
-            open_queues = [q for q in obs["vocabulary"]["queues"] if remaining.get(q, 1) > 0]
-            action["route_to"] = open_queues[0]
+    def _triage(self, item: Item, obs: Observation) -> ActionDict:
+        text = item_text(item)
+        name = situation(text)
+        priority, category, route, flag = TRIAGE[name]
+        if name != "spam":
+            priority = _bump(priority, item["tier"])
+        remaining = obs["team_queue_remaining"] or {}
+        if remaining.get(route, 1) <= 0:
+            route = next(q for q in obs["vocabulary"]["queues"] if remaining.get(q, 1) > 0)
+        action: ActionDict = {
+            "email_id": item["id"],
+            "priority": priority,
+            "category": category,
+            "route_to": route,
+            "summary": f"{name.title()} email: {item['subject']}"[:280],
+            "flag_review": flag and obs["escalation_budget_remaining"] > 0,
+        }
+        if name not in ("spam", "newsletter"):
+            action["reply_draft"] = reply_for(name, (item["name"] or "").split(" ")[0], text)
         return action
 
-    def _ticket(self, obs: Observation) -> list[ActionDict]:
-        text = f"{obs['title']}\n{obs['customer_message']}"
+    def _ticket(self, item: Item, obs: Observation) -> list[ActionDict]:
+        text = item_text(item)
         name = situation(text)
         priority, team = TICKET.get(name, ("medium", "technical"))
-        tier = obs["customer_tier"] or "standard"
-        plan: list[ActionDict] = [
+        tier = item["tier"] or "standard"
+        plan: list[ActionDict] = []
+        if name in ASKS_FOR_EVIDENCE:
+            plan.append({"action_type": "request_info", "value": EVIDENCE_REQUEST})
+        plan += [
             {"action_type": "set_priority", "value": _bump(priority, tier)},
             {"action_type": "route_team", "value": team},
         ]
@@ -249,59 +239,41 @@ class HeuristicAgent:
             tags.append("vip")
         allowed = set(obs["vocabulary"]["tags"])
         plan += [{"action_type": "add_tag", "value": t} for t in tags if t in allowed]
-        if name in ("billing", "security"):
-            plan.append(
-                {
-                    "action_type": "request_info",
-                    "value": "Could you send us a screenshot of what you see and the transaction "
-                    "receipt, or the last four digits of the card?",
-                }
-            )
-        plan.append(
-            {
-                "action_type": "draft_reply",
-                "value": reply_for(name, (obs.get("customer_name") or "").split(" ")[0], text),
-            }
-        )
+        first = (item["name"] or "").split(" ")[0]
+        plan.append({"action_type": "draft_reply", "value": reply_for(name, first, text)})
         plan.append({"action_type": "close_ticket"})
         return plan
 
-    def _inbox(self, obs: Observation) -> list[ActionDict]:
-        work: list[tuple[tuple[int, int], list[ActionDict]]] = []
-        for t in obs["tickets"]:
-            name = situation(f"{t['subject']}\n{t['message']}")
-            priority, queue, template, escalate_to, code = INBOX.get(name, INBOX["general"])
-            priority = _bump(priority, t["customer_tier"])
-            steps: list[ActionDict] = [
+    def _inbox(self, item: Item) -> list[ActionDict]:
+        text = item_text(item)
+        name = situation(text)
+        priority, queue, template, escalate_to, code = INBOX.get(name, INBOX["general"])
+        tid = item["id"]
+        plan: list[ActionDict] = []
+        if name in ASKS_FOR_EVIDENCE:
+            plan.append(
+                {"action_type": "request_info", "ticket_id": tid, "value": EVIDENCE_REQUEST}
+            )
+        plan += [
+            {
+                "action_type": "classify_ticket",
+                "ticket_id": tid,
+                "priority": _bump(priority, item["tier"]),
+                "queue": queue,
+            },
+            {"action_type": "respond_ticket", "ticket_id": tid, "response_template": template},
+        ]
+        if escalate_to:
+            plan.append(
                 {
-                    "action_type": "classify_ticket",
-                    "ticket_id": t["ticket_id"],
-                    "priority": priority,
-                    "queue": queue,
-                },
-                {
-                    "action_type": "respond_ticket",
-                    "ticket_id": t["ticket_id"],
-                    "response_template": template,
-                },
-            ]
-            if escalate_to:
-                steps.append(
-                    {
-                        "action_type": "escalate_ticket",
-                        "ticket_id": t["ticket_id"],
-                        "escalate_to": escalate_to,
-                        "reason": f"{name} ticket",
-                    }
-                )
-            elif code:
-                steps.append(
-                    {
-                        "action_type": "resolve_ticket",
-                        "ticket_id": t["ticket_id"],
-                        "resolution_code": code,
-                    }
-                )
-            work.append(((PRIORITY_RANK[priority], t["sla_deadline"] or 0), steps))
-        work.sort(key=lambda w: w[0])
-        return [a for _, steps in work for a in steps] + [{"action_type": "finish"}]
+                    "action_type": "escalate_ticket",
+                    "ticket_id": tid,
+                    "escalate_to": escalate_to,
+                    "reason": f"{name} ticket",
+                }
+            )
+        elif code:
+            plan.append(
+                {"action_type": "resolve_ticket", "ticket_id": tid, "resolution_code": code}
+            )
+        return plan

@@ -2,128 +2,143 @@
 
 from __future__ import annotations
 
-from collections import deque
+from collections.abc import Callable
+from typing import Any
 
 from inbox_triage.agents.base import ActionDict, Observation, compose_reply
-from inbox_triage.domain import Engine, Scenario, Ticket
+from inbox_triage.agents.planning import Item, PlanningAgent
+from inbox_triage.domain import Engine, Scenario, Truth
 
 
-def truth_order(scenario: Scenario) -> list[Ticket]:
-    """Earliest true deadline first; tickets without an SLA last."""
-    engine = Engine(scenario)
-    far = 10**9
-
-    def key(ticket: Ticket) -> tuple[int, str]:
-        deadline = engine.deadline(ticket, ticket.truth.priority)
-        return (far if deadline is None else deadline, ticket.id)
-
-    return sorted(scenario.tickets, key=key)
-
-
-def truth_reply(ticket: Ticket) -> str | None:
-    spec = ticket.truth.reply
+def truth_reply(first_name: str, truth: Truth) -> str | None:
+    spec = truth.reply
     if spec is None:
         return None
     points = [f"On {group[0]}, our team has the details" for group in spec.required_facts]
-    return compose_reply(ticket.customer.first_name, points)
+    return compose_reply(first_name, points)
 
 
-def truth_summary(ticket: Ticket) -> str:
-    facts = [group[0] for group in ticket.truth.summary_facts]
+def truth_summary(truth: Truth) -> str:
+    facts = [group[0] for group in truth.summary_facts]
     return ("Summary: " + "; ".join(facts) + ".") if facts else "Summary: no action needed."
 
 
-def info_request(ticket: Ticket) -> str:
-    wanted = " and the ".join(ticket.truth.info_keywords[:2]) or "details of the problem"
+def info_request(truth: Truth) -> str:
+    wanted = " and the ".join(truth.info_keywords[:2]) or "details of the problem"
     return f"Could you send us the {wanted} so that the team can act on this?"
 
 
-def plan(scenario: Scenario) -> list[ActionDict]:
-    """The perfect action sequence for a scenario, from its truth."""
-    actions: list[ActionDict] = []
-    if scenario.mode == "triage":
-        for t in truth_order(scenario):
-            actions.append(
-                {
-                    "email_id": t.id,
-                    "priority": t.truth.priority,
-                    "category": t.truth.category,
-                    "route_to": t.truth.queue,
-                    "summary": truth_summary(t),
-                    "flag_review": t.truth.flag_review,
-                    "reply_draft": truth_reply(t),
-                }
-            )
-        return actions
-    if scenario.mode == "ticket":
-        t = scenario.tickets[0]
-        actions += [
-            {"action_type": "set_priority", "value": t.truth.priority},
-            {"action_type": "route_team", "value": t.truth.queue},
-        ]
-        actions += [{"action_type": "add_tag", "value": tag} for tag in t.truth.tags]
-        if t.truth.needs_info:
-            actions.append({"action_type": "request_info", "value": info_request(t)})
-        actions.append({"action_type": "draft_reply", "value": truth_reply(t)})
-        actions.append({"action_type": "close_ticket"})
-        return actions
-    for t in truth_order(scenario):
-        truth = t.truth
-        classify: ActionDict = {
-            "action_type": "classify_ticket",
-            "ticket_id": t.id,
+def truth_plan(mode: str, ticket_id: str, first_name: str, truth: Truth) -> list[ActionDict]:
+    """The perfect actions for one ticket in one mode."""
+    ask: list[ActionDict] = []
+    if truth.needs_info:
+        field = "email_id" if mode == "triage" else "ticket_id"
+        ask = [{"action_type": "request_info", field: ticket_id, "value": info_request(truth)}]
+        if mode == "ticket":
+            ask = [{"action_type": "request_info", "value": info_request(truth)}]
+    if mode == "triage":
+        decision: ActionDict = {
+            "email_id": ticket_id,
             "priority": truth.priority,
-            "queue": truth.queue,
+            "category": truth.category,
+            "route_to": truth.queue,
+            "summary": truth_summary(truth),
+            "flag_review": truth.flag_review,
         }
-        if truth.sentiment:
-            classify["sentiment"] = truth.sentiment
-        actions.append(classify)
-        if truth.template:
-            actions.append(
-                {
-                    "action_type": "respond_ticket",
-                    "ticket_id": t.id,
-                    "response_template": truth.template,
-                }
-            )
-        if truth.escalate_to:
-            actions.append(
-                {
-                    "action_type": "escalate_ticket",
-                    "ticket_id": t.id,
-                    "escalate_to": truth.escalate_to,
-                    "reason": "owned by specialists",
-                }
-            )
-        elif truth.resolution:
-            actions.append(
-                {
-                    "action_type": "resolve_ticket",
-                    "ticket_id": t.id,
-                    "resolution_code": truth.resolution,
-                }
-            )
-    actions.append({"action_type": "finish"})
-    return actions
+        reply = truth_reply(first_name, truth)
+        if reply is not None:
+            decision["reply_draft"] = reply
+        return [*ask, decision]
+    if mode == "ticket":
+        return [
+            {"action_type": "set_priority", "value": truth.priority},
+            {"action_type": "route_team", "value": truth.queue},
+            *({"action_type": "add_tag", "value": tag} for tag in truth.tags),
+            *ask,
+            {"action_type": "draft_reply", "value": truth_reply(first_name, truth)},
+            {"action_type": "close_ticket"},
+        ]
+    classify: ActionDict = {
+        "action_type": "classify_ticket",
+        "ticket_id": ticket_id,
+        "priority": truth.priority,
+        "queue": truth.queue,
+    }
+    if truth.sentiment:
+        classify["sentiment"] = truth.sentiment
+    plan = [*ask, classify]
+    if truth.template:
+        plan.append(
+            {
+                "action_type": "respond_ticket",
+                "ticket_id": ticket_id,
+                "response_template": truth.template,
+            }
+        )
+    if truth.escalate_to:
+        plan.append(
+            {
+                "action_type": "escalate_ticket",
+                "ticket_id": ticket_id,
+                "escalate_to": truth.escalate_to,
+                "reason": "owned by specialists",
+            }
+        )
+    elif truth.resolution:
+        plan.append(
+            {
+                "action_type": "resolve_ticket",
+                "ticket_id": ticket_id,
+                "resolution_code": truth.resolution,
+            }
+        )
+    return plan
 
 
-class OracleAgent:
-    """Plays :func:`plan`. Needs the scenario, so it runs in-process only."""
+class TruthPlayer(PlanningAgent):
+    """Plays the truth of every ticket it can look up; ``lookup`` says where the truth comes
+    from (the scenario for the oracle; a memory of seen emails for a memorising agent)."""
+
+    def __init__(self, lookup: Callable[[Item], Truth | None] | None = None) -> None:
+        super().__init__()
+        self.lookup = lookup
+        self._deadlines: dict[str, int] = {}
+
+    def truth_of(self, item: Item) -> Truth | None:
+        return self.lookup(item) if self.lookup else None
+
+    def plan_for(self, item: Item, obs: Observation) -> list[ActionDict]:
+        truth = self.truth_of(item)
+        if truth is None or item["done"] and obs["mode"] == "triage":
+            return []
+        return truth_plan(obs["mode"], item["id"], (item["name"] or "").split(" ")[0], truth)
+
+    def urgency(self, item: Item, obs: Observation) -> tuple[Any, ...]:
+        deadline = self._deadlines.get(item["id"])
+        return (deadline is None, deadline or 0, item["id"])
+
+
+class OracleAgent(TruthPlayer):
+    """Reads the scenario's truth. Needs the scenario, so it runs in-process only."""
 
     name = "oracle"
     needs_truth = True
 
-    def __init__(self) -> None:
-        self._actions: deque[ActionDict] = deque()
-
     def reset(self, observation: Observation, *, scenario: Scenario | None, seed: int) -> None:
+        super().reset(observation, scenario=scenario, seed=seed)
         if scenario is None:
             raise ValueError("the oracle needs the scenario (it reads the truth)")
-        self._actions = deque(plan(scenario))
+        tickets = {t.id: t for t in scenario.tickets}
+        self.lookup = lambda item: tickets[item["id"]].truth
+        self._deadlines = true_deadlines(scenario)
 
-    def act(self, observation: Observation) -> ActionDict:
-        if self._actions:
-            return self._actions.popleft()
-        if "finish" in observation["allowed_actions"]:
-            return {"action_type": "finish"}
-        return {"action_type": "noop"}
+
+def true_deadlines(scenario: Scenario) -> dict[str, int]:
+    """Each ticket's deadline by its true priority (tickets without an SLA are left out)."""
+    engine = Engine(scenario)
+    out: dict[str, int] = {}
+    for ticket in scenario.tickets:
+        deadline = engine.deadline(ticket, ticket.truth.priority)
+        if deadline is not None:
+            out[ticket.id] = deadline
+    return out

@@ -4,6 +4,8 @@ from inbox_triage.domain.engine import ActionError, Engine
 from inbox_triage.domain.models import (
     MODES,
     Customer,
+    CustomerLines,
+    CustomerReply,
     Mode,
     OrgProfile,
     ReplySpec,
@@ -20,6 +22,8 @@ __all__ = [
     "MODES",
     "ActionError",
     "Customer",
+    "CustomerLines",
+    "CustomerReply",
     "Engine",
     "Event",
     "InboxState",

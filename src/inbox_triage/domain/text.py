@@ -126,12 +126,16 @@ def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 
+def copied_ngrams(text: str, source: str, n: int = 3) -> tuple[int, int]:
+    """How many of the text's distinct word n-grams also occur in ``source``, of how many."""
+    mine = ngrams(words(text), n)
+    return len(mine & ngrams(words(source), n)), len(mine)
+
+
 def copied_fraction(text: str, source: str, n: int = 3) -> float:
     """Share of the text's word n-grams that also occur in ``source`` (1.0 = pasted)."""
-    mine = ngrams(words(text), n)
-    if not mine:
-        return 0.0
-    return len(mine & ngrams(words(source), n)) / len(mine)
+    copied, total = copied_ngrams(text, source, n)
+    return copied / total if total else 0.0
 
 
 def shares_ngram(text: str, source: str, n: int = 5) -> bool:

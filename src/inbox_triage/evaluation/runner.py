@@ -34,9 +34,11 @@ class Episode:
         return abs(sum(self.rewards) - (self.grade - self.penalties))
 
 
-def run_episode(task: str, agent: Agent, seed: int = 0, keep_observations: bool = False) -> Episode:
+def run_episode(
+    task: str, agent: Agent, seed: int = 0, keep_observations: bool = False, **reset_args: Any
+) -> Episode:
     env = InboxTriageEnv()
-    obs = env.reset(task=task, seed=seed)
+    obs = env.reset(task=task, seed=seed, **reset_args)
     # Only an agent that declares it reads the truth (the oracle) is handed the scenario.
     scenario = env.scenario if getattr(agent, "needs_truth", False) else None
     agent.reset(obs.model_dump(), scenario=scenario, seed=seed)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from inbox_triage.domain import Policy, Ticket
 from inbox_triage.domain.text import (
+    FUNCTION_WORDS,
     contains_phrase,
-    copied_fraction,
+    copied_ngrams,
     function_word_ratio,
     makes_forbidden_promise,
     matched_groups,
@@ -25,12 +26,30 @@ from inbox_triage.domain.text import (
 )
 
 PASTE_THRESHOLD = 0.5
+MIN_COPIED_RUNS = 4
 COVERAGE_MIN_WORDS = 12
 COVERAGE_LIMIT = 0.9
 MIN_FUNCTION_WORD_RATIO = 0.2
 FOREIGN_TERMS_LIMIT = 4
 SUMMARY_FOREIGN_TERMS_LIMIT = 3
 SYNONYM_LIMIT = 4
+
+
+# Words any polite reply uses whatever the topic: a phrase made only of these (and function
+# words) says nothing about which ticket it answers, so it never counts as stuffing.
+GENERIC_WORDS = frozenset(
+    """team teams check checking checked confirm confirmed follow following update updated
+    updates review reviewed reviewing answer answered help helping look looking get back
+    details detail case issue issues problem request requests support reply respond contact
+    soon shortly today tomorrow thanks sorry customer customers message email mail let know
+    asap right away able need needs sure send sent our us we you your arrange arranged set
+    logged ticket raised open working work on""".split()
+)
+
+
+def is_distinctive(phrase: str) -> bool:
+    """Whether a phrase names something specific (not only generic or function words)."""
+    return any(w not in GENERIC_WORDS and w not in FUNCTION_WORDS for w in words(phrase))
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +84,9 @@ def is_copied(text: str, ticket: Ticket) -> bool:
     """Pasted (most word triples appear in the customer's text) or lightly edited (nearly every
     content word of a longer text comes from it, as when every third word is dropped)."""
     source = customer_text(ticket)
-    if copied_fraction(text, source) >= PASTE_THRESHOLD:
+    copied, total = copied_ngrams(text, source)
+    # A short text may share a product name or two with the email; a copy shares many runs.
+    if total and copied / total >= PASTE_THRESHOLD and copied >= MIN_COPIED_RUNS:
         return True
     return len(words(text)) >= COVERAGE_MIN_WORDS and word_coverage(text, source) >= COVERAGE_LIMIT
 

@@ -15,6 +15,7 @@ from inbox_triage.grading.replies import (
     grade_info_request,
     grade_reply,
     grade_summary,
+    is_distinctive,
     policy_breaches,
 )
 from inbox_triage.scenarios import org_fact_phrases
@@ -308,4 +309,4 @@ def _stuffing_terms(scenario: Scenario) -> frozenset[str]:
         terms.update(p.lower() for group in groups for p in group)
     terms.update(q.replace("_", " ") for q in scenario.org.queues)
     terms.update(t.replace("-", " ") for t in scenario.org.tags)
-    return frozenset(t for t in terms if len(t) > 3)
+    return frozenset(t for t in terms if len(t) > 3 and is_distinctive(t))

@@ -41,6 +41,7 @@ class InboxMode(ModeView):
         "respond_ticket": (("ticket_id", "response_template"), ("response_text",)),
         "escalate_ticket": (("ticket_id", "escalate_to"), ("reason",)),
         "resolve_ticket": (("ticket_id", "resolution_code"), ()),
+        "request_info": (("ticket_id", "value"), ()),
         "finish": ((), ()),
     }
     weights: ClassVar[dict[str, float]] = {
@@ -50,6 +51,7 @@ class InboxMode(ModeView):
         "response": 0.20,
         "escalation": 0.20,
         "resolution": 0.20,
+        "info_request": 0.10,
         "wrap_up": 0.15,
     }
     step_cost = 0.005
@@ -85,6 +87,9 @@ class InboxMode(ModeView):
                 engine.check_text("response_text", text)
             engine.send_template(tid, action["response_template"], text)
             return f"Response {action['response_template']} sent on {tid}."
+        if kind == "request_info":
+            engine.request_info(tid, action["value"], "value")
+            return f"Information requested from the customer on {tid}."
         if kind == "escalate_ticket":
             engine.escalate(tid, action["escalate_to"], action.get("reason"))
             return f"Ticket {tid} escalated to {action['escalate_to']}."

@@ -42,6 +42,7 @@ class TriageMode(ModeView):
             ("email_id", "priority", "category", "route_to"),
             ("summary", "flag_review", "reply_draft"),
         ),
+        "request_info": (("email_id", "value"), ()),
         "finish": ((), ()),
     }
     default_action = "triage_email"
@@ -53,12 +54,16 @@ class TriageMode(ModeView):
         "reply": 0.15,
         "review_flag": 0.10,
         "sla": 0.15,
+        "info_request": 0.10,
     }
 
     def apply(self, engine: Engine, kind: str, action: Mapping[str, Any]) -> str:
         if kind == "finish":
             return self.finish(engine)
         email_id = ticket_id_of(engine, action, "email_id")
+        if kind == "request_info":
+            engine.request_info(email_id, action["value"], "value")
+            return f"Information requested from the sender of {email_id}."
         if engine.work(email_id).processed:
             pending = [t for t in engine.visible_ids() if not engine.work(t).processed]
             raise ActionError("email_id", f"{email_id!r} has already been triaged", pending)

@@ -1,0 +1,11 @@
+"""The seeded scenario generator, its data and its difficulty knobs."""
+
+from inbox_triage.scenarios.generator.generate import (
+    PRESETS,
+    SPLITS,
+    GenConfig,
+    config_for,
+    generate,
+)
+
+__all__ = ["PRESETS", "SPLITS", "GenConfig", "config_for", "generate"]

@@ -1,0 +1,85 @@
+"""Loads and cross-checks the generator's data files against the org profiles it plays on."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from inbox_triage.domain import OrgProfile
+from inbox_triage.scenarios.generator.schema import (
+    SLOTS,
+    EntityPools,
+    Situation,
+    SituationFile,
+    template_slots,
+)
+from inbox_triage.scenarios.loader import ScenarioError, _data, _read_yaml, _versions, load_org
+
+# The default org profile, seen through each mode's vocabulary.
+MODE_ORGS = {"triage": "email_triage", "ticket": "support_triage", "inbox": "inbox_ops"}
+
+
+def mode_org(mode: str) -> OrgProfile:
+    return load_org(MODE_ORGS[mode])
+
+
+def _check_vocabulary(situation: Situation) -> None:
+    h = situation.handling
+    triage, ticket, inbox = mode_org("triage"), mode_org("ticket"), mode_org("inbox")
+    checks: list[tuple[str, object, tuple[str, ...]]] = [
+        ("priority", h.priority, triage.priorities),
+        ("category", h.category, triage.categories),
+        ("triage_route", h.triage_route, triage.queues),
+    ]
+    if "ticket" in situation.modes:
+        checks.append(("ticket_team", h.ticket_team, ticket.queues))
+        checks.extend(("ticket_tags", tag, ticket.tags) for tag in h.ticket_tags)
+    if "inbox" in situation.modes:
+        checks += [
+            ("inbox_queue", h.inbox_queue, inbox.queues),
+            ("sentiment", h.sentiment, inbox.sentiments),
+            ("template", h.template, tuple(inbox.templates)),
+        ]
+        if h.escalate_to is not None:
+            checks.append(("escalate_to", h.escalate_to, inbox.escalation_targets))
+        if h.resolution is not None:
+            checks.append(("resolution", h.resolution, inbox.resolution_codes))
+    for field, value, allowed in checks:
+        if value not in allowed:
+            raise ScenarioError(
+                f"situation {situation.id}: {field} {value!r} is not one of {list(allowed)}"
+            )
+    texts = [*(situation.reveal.bodies if situation.reveal else ()), situation.follow_up or ""]
+    for text in texts:
+        unknown = template_slots(text) - SLOTS
+        if unknown:
+            raise ScenarioError(f"situation {situation.id}: unknown slots {sorted(unknown)}")
+
+
+@cache
+def load_situations() -> tuple[Situation, ...]:
+    """Every situation, newest version of each file, checked; ids must be unique."""
+    folder = _data() / "generator" / "situations"
+    found: list[Situation] = []
+    for name, versions in sorted(_versions(folder).items()):
+        entry = versions[max(versions)]
+        try:
+            parsed = SituationFile(**_read_yaml(entry))
+        except ValueError as exc:
+            raise ScenarioError(
+                f"generator/situations/{entry.name} ({name}) does not validate:\n{exc}"
+            ) from exc
+        found.extend(parsed.situations)
+    ids = [s.id for s in found]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise ScenarioError(f"duplicate situation ids: {sorted(duplicates)}")
+    for situation in found:
+        _check_vocabulary(situation)
+    return tuple(found)
+
+
+@cache
+def load_entities() -> EntityPools:
+    folder = _data() / "generator"
+    entry = _versions(folder)["entities"]
+    return EntityPools(**_read_yaml(entry[max(entry)]))

@@ -1,0 +1,606 @@
+"""The seeded scenario generator: an endless, reproducible supply of realistic inboxes.
+
+``generate(mode, split, difficulty, seed)`` always builds the same scenario from the same
+arguments. Splits draw on disjoint phrasing families (family 0 is test, 1 validation, 2+ train)
+and disjoint entity pools (every third name, company, city...), so memorising train does not
+carry over to test. Every scenario is built so that the oracle can score 1.0: capacities and
+budgets cover the right handling, and deadlines leave room to handle mail in deadline order.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, fields, replace
+from functools import cache
+from typing import Any
+
+from inbox_triage.domain import (
+    Customer,
+    CustomerReply,
+    Mode,
+    ReplySpec,
+    Scenario,
+    Settings,
+    ThreadMessage,
+    Ticket,
+    Truth,
+)
+from inbox_triage.domain.models import CustomerLines
+from inbox_triage.scenarios.generator.data import load_entities, load_situations, mode_org
+from inbox_triage.scenarios.generator.schema import EntityPools, Family, Situation
+from inbox_triage.scenarios.loader import ScenarioError, load_policy
+
+SPLITS = ("train", "validation", "test")
+# Position of each split's share in a list cut by index mod 3, and its family indexes.
+_SPLIT_INDEX = {"test": 0, "validation": 1, "train": 2}
+MAX_SIZE = 200
+MINUTES_PER_STEP = {"triage": 10, "ticket": 5, "inbox": 5}
+
+
+@dataclass(frozen=True, slots=True)
+class GenConfig:
+    """Difficulty knobs. Rates are probabilities in [0, 1]."""
+
+    size: int = 8
+    ambiguity: float = 0.1
+    adversarial_rate: float = 0.1
+    sla_tightness: float = 0.5
+    capacity_pressure: float = 0.5
+    arrival_rate: float = 0.2
+    texture_rate: float = 0.3
+    duplicate_rate: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.size <= MAX_SIZE:
+            raise ScenarioError(f"size must be between 1 and {MAX_SIZE}, not {self.size}")
+        for f in fields(self):
+            if f.name != "size":
+                value = getattr(self, f.name)
+                if not 0.0 <= value <= 1.0:
+                    raise ScenarioError(f"{f.name} must be between 0 and 1, not {value}")
+
+    def with_overrides(self, **overrides: Any) -> GenConfig:
+        known = {f.name for f in fields(self)}
+        unknown = set(overrides) - known
+        if unknown:
+            raise ScenarioError(
+                f"unknown difficulty knob(s) {sorted(unknown)} (known: {', '.join(sorted(known))})"
+            )
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+PRESETS: dict[str, GenConfig] = {
+    "easy": GenConfig(
+        size=5,
+        ambiguity=0.0,
+        adversarial_rate=0.0,
+        sla_tightness=0.2,
+        capacity_pressure=0.0,
+        arrival_rate=0.0,
+        texture_rate=0.15,
+        duplicate_rate=0.0,
+    ),
+    "medium": GenConfig(
+        size=10,
+        ambiguity=0.15,
+        adversarial_rate=0.1,
+        sla_tightness=0.5,
+        capacity_pressure=0.5,
+        arrival_rate=0.2,
+        texture_rate=0.3,
+        duplicate_rate=0.05,
+    ),
+    "hard": GenConfig(
+        size=16,
+        ambiguity=0.3,
+        adversarial_rate=0.25,
+        sla_tightness=0.85,
+        capacity_pressure=0.9,
+        arrival_rate=0.4,
+        texture_rate=0.45,
+        duplicate_rate=0.1,
+    ),
+}
+# Inbox-mode episodes take several actions per ticket, so their presets hold fewer tickets.
+INBOX_SIZES = {"easy": 3, "medium": 5, "hard": 8}
+
+OBJECTIVES = {
+    "triage": "Triage each email: priority, category, route_to, a summary in your own words, "
+    "flag_review where policy requires, and a reply where one is due. Ask the sender for "
+    "information (request_info) when you cannot decide without it. New mail may arrive.",
+    "ticket": "Work this ticket with the tools: priority, owning team, every tag that applies, "
+    "the evidence the team needs (the customer answers), a reply, then close it.",
+    "inbox": "Work the queue: classify each ticket, respond with the right template, escalate "
+    "what a specialist must own, resolve only what you can, ask for information when needed, "
+    "and call finish when the whole shift is done. New tickets may arrive.",
+}
+
+
+def config_for(mode: str, difficulty: str, **overrides: Any) -> GenConfig:
+    if difficulty not in PRESETS:
+        raise ScenarioError(f"difficulty {difficulty!r} is not one of {', '.join(PRESETS)}")
+    config = PRESETS[difficulty]
+    if mode == "inbox":
+        config = replace(config, size=INBOX_SIZES[difficulty])
+    if mode == "ticket":
+        config = replace(config, size=1)
+    config = config.with_overrides(**overrides)
+    if mode == "ticket" and config.size != 1:
+        raise ScenarioError("ticket mode episodes hold exactly one ticket (size must be 1)")
+    return config
+
+
+# ------------------------------------------------------------------------------- entities
+@cache
+def _pool(split: str) -> EntityPools:
+    """The split's share of every entity list (every third item)."""
+    every = load_entities()
+    k = _SPLIT_INDEX[split]
+
+    def cut(items: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(items[k::3])
+
+    return every.model_copy(
+        update={
+            "first_names": cut(every.first_names),
+            "last_names": cut(every.last_names),
+            "companies": cut(every.companies),
+            "cities": cut(every.cities),
+            "features": cut(every.features),
+            "signatures": cut(every.signatures),
+            "injections": cut(every.injections),
+        }
+    )
+
+
+def _families(situation: Situation, split: str) -> tuple[Family, ...]:
+    k = _SPLIT_INDEX[split]
+    if split == "train":
+        return situation.families[2:]
+    return (situation.families[k],)
+
+
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
+
+
+def _slots(rng: random.Random, pool: EntityPools, sender: str) -> dict[str, str]:
+    first, last = rng.choice(pool.first_names), rng.choice(pool.last_names)
+    company = rng.choice(pool.companies)
+    slug = "".join(ch for ch in company.lower() if ch.isalnum())[:18] or "mail"
+    city, country = rng.choice(pool.cities)
+    colleague_first = rng.choice(pool.first_names)
+    our_slug = pool.our_domain.split(".")[0]
+    lookalike = (
+        rng.choice(
+            [
+                our_slug.replace("o", "0", 1),
+                our_slug.replace("w", "vv", 1),
+                our_slug + "-secure",
+                our_slug + "-billing",
+            ]
+        )
+        + "."
+        + rng.choice(["com", "net", "co", "support"])
+    )
+    domain = {"internal": pool.our_domain, "lookalike": lookalike}.get(sender, slug + ".com")
+    local = {"internal": f"{first}.{last}".lower()}.get(sender, f"{first[0]}.{last}".lower())
+    amount = rng.randrange(19, 4999)
+    return {
+        "first_name": first,
+        "last_name": last,
+        "full_name": f"{first} {last}",
+        "company": company,
+        "email": f"{local}@{domain}".replace(" ", ""),
+        "product": rng.choice(pool.products),
+        "plan": rng.choice(pool.plans),
+        "amount": f"${amount:,}.{rng.randrange(0, 100):02d}",
+        "amount2": f"${rng.randrange(19, 4999):,}.00",
+        "order_id": f"ORD-{rng.randrange(10000, 99999)}",
+        "invoice_id": f"INV-{rng.choice((2025, 2026))}-{rng.randrange(1000, 9999)}",
+        "account_id": f"ACC-{rng.randrange(10000, 99999)}",
+        "tracking_id": f"1Z{rng.randrange(10**9, 10**10)}",
+        "date": f"{rng.choice(_MONTHS)} {rng.randrange(1, 29)}",
+        "weekday": rng.choice(_WEEKDAYS),
+        "time": f"{rng.randrange(7, 19):02d}:{rng.choice((0, 10, 15, 20, 30, 40, 45, 50)):02d}",
+        "city": city,
+        "country": country,
+        "seats": str(rng.choice((25, 50, 120, 300, 2000))),
+        "feature": rng.choice(pool.features),
+        "colleague": f"{colleague_first} {rng.choice(pool.last_names)}",
+        "colleague_first": colleague_first,
+        "our_company": pool.our_company,
+        "our_domain": pool.our_domain,
+        "lookalike_domain": lookalike,
+        "sender_domain": domain,
+        "card_last4": f"{rng.randrange(0, 10000):04d}",
+        "case_number": f"{rng.randrange(20, 27)}-CV-{rng.randrange(1000, 99999):05d}",
+        "days": str(rng.choice((3, 5, 7, 10))),
+    }
+
+
+def _fill(text: str, slots: dict[str, str]) -> str:
+    return text.format_map(slots)
+
+
+# ------------------------------------------------------------------------------- texture
+def _typos(rng: random.Random, text: str, count: int) -> str:
+    """Swaps two letters inside a few plain lower-case words (never ids, names or numbers)."""
+    words = text.split(" ")
+    candidates = [i for i, w in enumerate(words) if len(w) > 4 and w.isalpha() and w.islower()]
+    for i in rng.sample(candidates, min(count, len(candidates))):
+        w = words[i]
+        j = rng.randrange(1, len(w) - 2)
+        words[i] = w[:j] + w[j + 1] + w[j] + w[j + 2 :]
+    return " ".join(words)
+
+
+def _texture(
+    rng: random.Random,
+    rate: float,
+    subject: str,
+    body: str,
+    slots: dict[str, str],
+    pool: EntityPools,
+) -> tuple[str, str, list[ThreadMessage]]:
+    thread: list[ThreadMessage] = []
+    if rng.random() < rate:
+        body = _typos(rng, body, rng.randrange(1, 4))
+    if rng.random() < rate / 3:
+        subject = subject.upper()
+        if rng.random() < 0.5:
+            body = body.upper()
+    if rng.random() < rate:
+        body = body.rstrip() + "\n\n" + _fill(rng.choice(pool.signatures), slots)
+    if rng.random() < rate / 2:
+        earlier = ThreadMessage(
+            sender=f"support@{pool.our_domain}",
+            body=f"Thanks for contacting {pool.our_company}. We have received your message.",
+            minutes_ago=rng.randrange(600, 5000),
+        )
+        thread.append(earlier)
+        body = (
+            body.rstrip()
+            + f"\n\nOn {slots['date']}, {pool.our_company} Support wrote:\n> "
+            + earlier.body
+        )
+    if rng.random() < rate / 3:
+        subject = "Fwd: " + subject
+        body = (
+            f"Forwarding this from {slots['colleague']}, can you take it?\n\n"
+            f"---------- Forwarded message ---------\nFrom: {slots['full_name']} "
+            f"<{slots['email']}>\nSubject: {subject[5:]}\n\n{body}"
+        )
+    return subject, body, thread
+
+
+# ------------------------------------------------------------------------------- truth
+def _bump(priority: str, tier: str) -> str:
+    """Policy: a VIP or enterprise customer materially affected is at least high."""
+    return "high" if tier in ("vip", "enterprise") and priority == "medium" else priority
+
+
+def _facts(
+    groups: tuple[tuple[str, ...], ...], slots: dict[str, str]
+) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(_fill(p, slots) for p in group) for group in groups)
+
+
+def _truth(
+    mode: Mode, situation: Situation, tier: str, slots: dict[str, str], duplicate: bool
+) -> Truth:
+    h = situation.handling
+    reply = None
+    if h.reply_facts is not None:
+        reply = ReplySpec(required_facts=_facts(h.reply_facts, slots))
+    priority = _bump(h.priority, tier)
+    common: dict[str, Any] = {
+        "priority": priority,
+        "needs_info": h.needs_info and not duplicate,
+        "info_keywords": h.info_keywords,
+        "reply": reply,
+        "summary_facts": _facts(h.summary_facts, slots),
+    }
+    if mode == "triage":
+        return Truth(
+            **common,
+            category=h.category,
+            queue=h.triage_route,
+            flag_review=h.flag_review and not duplicate,
+        )
+    if mode == "ticket":
+        tags = (*h.ticket_tags, "vip") if tier == "vip" else h.ticket_tags
+        return Truth(**common, queue=h.ticket_team, tags=tags, resolution="close")
+    if duplicate:  # the original carries the escalation; the copy is closed as a duplicate
+        return Truth(
+            **common,
+            queue=h.inbox_queue,
+            sentiment=h.sentiment,
+            template="generic_acknowledgement",
+            resolution="duplicate",
+        )
+    return Truth(
+        **common,
+        queue=h.inbox_queue,
+        sentiment=h.sentiment,
+        template=h.template,
+        escalate_to=h.escalate_to,
+        resolution=h.resolution,
+    )
+
+
+# ------------------------------------------------------------------------------- picking
+@cache
+def _eligible(
+    mode: str,
+) -> tuple[tuple[Situation, ...], tuple[Situation, ...], tuple[Situation, ...]]:
+    """(plain, ambiguous, adversarial) situations that fit a mode."""
+    fits = [s for s in load_situations() if mode in s.modes]
+    adversarial = tuple(s for s in fits if s.sender == "lookalike" or s.handling.priority == "spam")
+    ambiguous = tuple(s for s in fits if s.ambiguous)
+    plain = tuple(s for s in fits if s not in adversarial and not s.ambiguous)
+    return plain, ambiguous, adversarial
+
+
+def _pick_situation(rng: random.Random, mode: str, config: GenConfig) -> Situation:
+    plain, ambiguous, adversarial = _eligible(mode)
+    roll = rng.random()
+    if ambiguous and roll < config.ambiguity:
+        return rng.choice(ambiguous)
+    if adversarial and roll > 1.0 - config.adversarial_rate:
+        return rng.choice(adversarial)
+    return rng.choice(plain)
+
+
+@dataclass(slots=True)
+class _Draft:
+    """A ticket being built, before times and ids are settled."""
+
+    situation: Situation
+    ticket: dict[str, Any]
+    truth: Truth
+    slots: dict[str, str]
+
+
+def _draft(
+    rng: random.Random, mode: Mode, split: str, config: GenConfig, situation: Situation
+) -> _Draft:
+    pool = _pool(split)
+    slots = _slots(rng, pool, situation.sender)
+    family_index = rng.randrange(len(_families(situation, split)))
+    family = _families(situation, split)[family_index]
+    subject = _fill(rng.choice(family.subjects), slots)
+    body = _fill(rng.choice(family.bodies), slots)
+    subject, body, thread = _texture(rng, config.texture_rate, subject, body, slots, pool)
+    if situation.sender == "customer" and rng.random() < config.adversarial_rate:
+        injection = rng.choice(pool.injections)
+        body = body.rstrip() + "\n\n" + injection
+    tier = rng.choice(situation.tiers) if situation.sender == "customer" else "standard"
+    reply = None
+    if situation.reveal is not None:
+        bodies = situation.reveal.bodies
+        text = bodies[family_index % len(bodies)] if len(bodies) > 1 else bodies[0]
+        if split != "train" and len(bodies) == len(situation.families):
+            text = bodies[_SPLIT_INDEX[split]]
+        reply = CustomerReply(body=_fill(text, slots), delay_minutes=situation.reveal.delay_minutes)
+    ticket = {
+        "sender": slots["email"],
+        "customer": Customer(
+            name=slots["full_name"],
+            email=slots["email"],
+            tier=tier,
+            account_id=slots["account_id"] if situation.sender == "customer" else None,
+            company=slots["company"],
+        ),
+        "subject": subject,
+        "body": body,
+        "thread": tuple(thread),
+        "customer_reply": reply,
+        "follow_up": _fill(situation.follow_up, slots) if situation.follow_up else None,
+    }
+    return _Draft(situation, ticket, _truth(mode, situation, tier, slots, duplicate=False), slots)
+
+
+def _duplicate(rng: random.Random, mode: Mode, original: _Draft, split: str) -> _Draft:
+    """The same customer writing again about the same thing."""
+    body = (
+        rng.choice(_pool(split).follow_ups)
+        + "\n\n(my earlier message)\n> "
+        + original.ticket["body"].strip().splitlines()[0]
+    )
+    ticket = {
+        **original.ticket,
+        "subject": "Re: " + original.ticket["subject"],
+        "body": body,
+        "customer_reply": None,
+        "follow_up": None,
+    }
+    tier = original.ticket["customer"].tier
+    truth = _truth(mode, original.situation, tier, original.slots, duplicate=True)
+    return _Draft(original.situation, ticket, truth, original.slots)
+
+
+# ------------------------------------------------------------------------------- timing
+def _steps_per_ticket(mode: Mode, truth: Truth) -> int:
+    info = 1 if truth.needs_info else 0
+    if mode == "triage":
+        return 1 + info
+    if mode == "ticket":
+        return 3 + len(truth.tags) + info + 1
+    return 2 + (1 if truth.escalate_to or truth.resolution else 0) + info
+
+
+def _schedule(
+    rng: random.Random, mode: Mode, config: GenConfig, drafts: list[_Draft]
+) -> list[tuple[int, int]]:
+    """(received_minutes_ago, arrives_at) per draft, feasible in true-deadline order."""
+    policy = load_policy()
+    step = MINUTES_PER_STEP[mode]
+    total = sum(_steps_per_ticket(mode, d.truth) for d in drafts) * step
+    times: list[tuple[int, int]] = []
+    for draft in drafts:
+        sla = policy.sla_for(draft.truth.priority, draft.ticket["customer"].tier)
+        arrives = 0
+        if len(drafts) > 1 and rng.random() < config.arrival_rate:
+            arrives = rng.randrange(step, max(step + 1, int(total * 0.5)))
+        if arrives:
+            age = 0
+        elif sla is None:
+            age = rng.randrange(5, 600)
+        else:
+            age = int(sla * rng.uniform(0.05, 0.05 + 0.9 * config.sla_tightness))
+        times.append((age, arrives))
+    return _make_feasible(mode, drafts, times)
+
+
+def _first_response_step(mode: Mode, truth: Truth) -> int:
+    """Which of the oracle's actions on a ticket is its first response (0 = the first)."""
+    return 1 if mode == "inbox" and not truth.needs_info else 0
+
+
+def _make_feasible(mode: Mode, drafts: list[_Draft], times: list[tuple[int, int]]) -> list[
+        tuple[int, int]]:
+    """Ages tickets less until the oracle, handling arrived tickets earliest true deadline
+    first, meets every deadline (so its grade can be 1.0 and no customer has to chase it)."""
+    policy = load_policy()
+    step = MINUTES_PER_STEP[mode]
+    ages = [age for age, _ in times]
+    arrivals = [arrives for _, arrives in times]
+    slas = [policy.sla_for(d.truth.priority, d.ticket["customer"].tier) for d in drafts]
+    for _ in range(4 * len(drafts) + 4):
+        deadlines = [None if sla is None else arrivals[i] - ages[i] + sla
+                     for i, sla in enumerate(slas)]
+        remaining = list(range(len(drafts)))
+        clock, late = 0, False
+        while remaining:
+            ready = [i for i in remaining if arrivals[i] <= clock]
+            if not ready:  # idle: triage skips ahead; inbox spends a finish step doing so
+                clock = min(arrivals[i] for i in remaining) + (step if mode == "inbox" else 0)
+                continue
+            i = min(ready, key=lambda j: (deadlines[j] is None, deadlines[j] or 0, j))
+            remaining.remove(i)
+            handled = clock + _first_response_step(mode, drafts[i].truth) * step
+            if deadlines[i] is not None and handled > deadlines[i]:
+                shortfall = handled - deadlines[i] + step
+                if ages[i] > 0:
+                    ages[i] = max(0, ages[i] - shortfall)
+                else:  # even brand-new mail cannot be reached in time: it arrives later
+                    arrivals[i] += shortfall
+                late = True
+            clock += _steps_per_ticket(mode, drafts[i].truth) * step
+        if not late:
+            break
+    return [(ages[i], arrivals[i]) for i in range(len(drafts))]
+
+
+# ------------------------------------------------------------------------------- assembly
+def generate(
+    mode: Mode,
+    split: str = "train",
+    difficulty: str = "medium",
+    seed: int = 0,
+    **overrides: Any,
+) -> Scenario:
+    """A scenario for ``mode`` from the given split, difficulty preset (plus knob overrides)
+    and seed. The same arguments always give the same scenario."""
+    if split not in SPLITS:
+        raise ScenarioError(f"split {split!r} is not one of {', '.join(SPLITS)}")
+    if mode not in MINUTES_PER_STEP:
+        raise ScenarioError(f"mode {mode!r} is not one of {', '.join(MINUTES_PER_STEP)}")
+    if not isinstance(seed, int) or seed < 0:
+        raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}")
+    config = config_for(mode, difficulty, **overrides)
+    rng = random.Random(
+        f"inbox-triage|{mode}|{split}|{difficulty}|{sorted(overrides.items())}|{seed}"
+    )
+    return build(mode, split, difficulty, seed, config, rng)
+
+
+def build(
+    mode: Mode, split: str, difficulty: str, seed: int, config: GenConfig, rng: random.Random
+) -> Scenario:
+    drafts: list[_Draft] = []
+    while len(drafts) < config.size:
+        draft = _draft(rng, mode, split, config, _pick_situation(rng, mode, config))
+        drafts.append(draft)
+        if (
+            mode != "ticket"
+            and len(drafts) < config.size
+            and draft.situation.sender == "customer"
+            and rng.random() < config.duplicate_rate
+        ):
+            drafts.append(_duplicate(rng, mode, draft, split))
+    times = _schedule(rng, mode, config, drafts)
+    prefix = {"triage": "E", "ticket": "TCK-", "inbox": "T-"}[mode]
+    start = rng.randrange(100, 900)
+    tickets = tuple(
+        Ticket(
+            id=f"{prefix}{start + i}",
+            received_minutes_ago=age,
+            arrives_at=arrives,
+            truth=draft.truth,
+            **draft.ticket,
+        )
+        for i, (draft, (age, arrives)) in enumerate(zip(drafts, times, strict=True))
+    )
+    org = mode_org(mode)
+    settings = _settings(mode, config, tickets, org.unlimited_queues)
+    pool = _pool(split)
+    return Scenario(
+        id=f"{mode}/generated",
+        version=1,
+        mode=mode,
+        title=f"Generated {difficulty} {mode} episode ({split} split, seed {seed})",
+        difficulty=difficulty,
+        objective=OBJECTIVES[mode],
+        org=org,
+        policy=load_policy(),
+        settings=settings,
+        tickets=tickets,
+        customer_lines=CustomerLines(
+            reveals=load_entities().generic_reveals,
+            follow_ups=pool.follow_ups,
+            secret_compliance=load_entities().secret_compliance,
+            reopen=load_entities().reopen_messages,
+        ),
+        split=split,
+        seed=seed,
+    )
+
+
+def _settings(
+    mode: Mode, config: GenConfig, tickets: tuple[Ticket, ...], unlimited: tuple[str, ...]
+) -> Settings:
+    oracle_steps = sum(_steps_per_ticket(mode, t.truth) for t in tickets) + (
+        1 if mode == "inbox" else 0
+    )
+    slack = max(2, math.ceil(oracle_steps * (0.5 - 0.35 * config.capacity_pressure)))
+    needed: dict[str, int] = {}
+    for t in tickets:
+        if t.truth.queue not in unlimited:
+            needed[t.truth.queue] = needed.get(t.truth.queue, 0) + 1
+    spare = 1.0 - config.capacity_pressure
+    capacity = {q: n + math.ceil(spare * (n + 1)) for q, n in needed.items()}
+    flags = sum(1 for t in tickets if t.truth.flag_review or t.truth.escalate_to)
+    budget = flags + math.ceil(spare * 2)
+    return Settings(
+        max_steps=oracle_steps + slack,
+        minutes_per_step=MINUTES_PER_STEP[mode],
+        escalation_budget=budget,
+        queue_capacity=capacity if mode != "ticket" else {},
+        queue_drain_minutes=60 if config.capacity_pressure >= 0.5 and mode != "ticket" else None,
+    )

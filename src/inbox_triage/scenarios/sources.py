@@ -1,0 +1,95 @@
+"""One door to every scenario source: fixed tasks, the generator (and imported packs).
+
+A task id is ``MODE/NAME``: a fixed task (``triage/easy``, ``triage/easy@v1``) or
+``MODE/generated``, which takes a split, a difficulty preset, a seed and knob overrides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inbox_triage.domain import MODES, Scenario
+from inbox_triage.scenarios.generator import SPLITS, generate
+from inbox_triage.scenarios.loader import ScenarioError, fixed_task_ids, load_task
+
+DEFAULT_TASK = "triage/easy"
+GENERATED = "generated"
+
+
+def generated_task_ids() -> list[str]:
+    return [f"{mode}/{GENERATED}" for mode in MODES]
+
+
+def all_task_ids() -> list[str]:
+    """Fixed tasks, then one generated task per mode."""
+    return [*fixed_task_ids(), *generated_task_ids()]
+
+
+def is_generated(task_id: str) -> bool:
+    return task_id.split("/", 1)[-1] == GENERATED
+
+
+def resolve_task_id(task: str | None = None, mode: str | None = None) -> str:
+    """What a user typed, as a task id: a full id, a unique bare name, or a mode alone
+    (which means that mode's generated task)."""
+    for name, value in (("task", task), ("mode", mode)):
+        if value is not None and not isinstance(value, str):
+            raise ScenarioError(f"{name} must be a string, not {type(value).__name__}")
+    if mode is not None and mode not in MODES:
+        raise ScenarioError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+    if task is None:
+        return f"{mode}/{GENERATED}" if mode else DEFAULT_TASK
+    if "/" in task:
+        if mode is not None and not task.startswith(mode + "/"):
+            raise ScenarioError(f"task {task!r} is not a {mode} task")
+        return task
+    known = [t for t in all_task_ids() if mode is None or t.startswith(mode + "/")]
+    candidates = [t for t in known if t.split("/", 1)[1] == task]
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise ScenarioError(f"unknown task {task!r} (known: {', '.join(known)})")
+    raise ScenarioError(f"task {task!r} is ambiguous: one of {', '.join(candidates)}")
+
+
+def make_scenario(
+    task: str | None = None,
+    mode: str | None = None,
+    split: str | None = None,
+    difficulty: str | None = None,
+    seed: int | None = None,
+    **knobs: Any,
+) -> Scenario:
+    """The scenario a reset asks for."""
+    task_id = resolve_task_id(task, mode)
+    if is_generated(task_id):
+        generated_mode = task_id.split("/", 1)[0]
+        if generated_mode not in MODES:
+            raise ScenarioError(f"mode {generated_mode!r} is not one of {', '.join(MODES)}")
+        return generate(
+            generated_mode,  # type: ignore[arg-type]
+            split=split or "train",
+            difficulty=difficulty or "medium",
+            seed=0 if seed is None else seed,
+            **knobs,
+        )
+    extras = {"split": split, "difficulty": difficulty, **knobs}
+    given = sorted(k for k, v in extras.items() if v is not None)
+    if given:
+        generated = ", ".join(generated_task_ids())
+        raise ScenarioError(
+            f"{', '.join(given)} only apply to generated tasks ({generated}); "
+            f"{task_id} is a fixed task"
+        )
+    return load_task(task_id)
+
+
+__all__ = [
+    "DEFAULT_TASK",
+    "SPLITS",
+    "all_task_ids",
+    "generated_task_ids",
+    "is_generated",
+    "make_scenario",
+    "resolve_task_id",
+]
