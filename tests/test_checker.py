@@ -12,12 +12,14 @@ from inbox_triage.agents import make_agent
 from inbox_triage.cli import app
 from inbox_triage.evaluation import Rules, check_environment, check_task
 from inbox_triage.scenarios import fixed_task_ids
+from inbox_triage.scenarios.generator import SPLITS
+from inbox_triage.scenarios.sources import generated_task_ids
 
 runner = CliRunner()
 
 
 def test_every_fixed_task_keeps_every_rule():
-    results = check_environment()
+    results = check_environment(fixed_task_ids())
     assert [r.task for r in results] == fixed_task_ids()
     assert len(results) == 9
     for r in results:
@@ -26,12 +28,23 @@ def test_every_fixed_task_keeps_every_rule():
         assert r.random_mean < r.heuristic < r.oracle
 
 
+def test_generated_tasks_keep_every_rule_in_every_mode_and_split():
+    results = check_environment(generated_task_ids(), Rules(generated_seeds=9))
+    assert [r.task for r in results] == [
+        f"{task} [{split}]" for task in generated_task_ids() for split in SPLITS
+    ]
+    for r in results:
+        assert r.ok, (r.task, r.failures)
+        assert r.oracle >= 0.99  # the minimum over nine scenarios, easy to hard
+
+
 def test_check_command_prints_a_table_and_exits_zero():
-    result = runner.invoke(app, ["check", "--random-episodes", "5"])
+    result = runner.invoke(app, ["check", "--random-episodes", "5", "--seeds", "3"])
     assert result.exit_code == 0, result.output
     for task in fixed_task_ids():
         assert task in result.output
-    assert "all 9 tasks keep every rule" in result.output
+    assert "inbox/generated [test]" in result.output
+    assert "all 18 tasks keep every rule" in result.output
 
 
 def test_a_weak_oracle_fails_the_check():

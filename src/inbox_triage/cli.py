@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from inbox_triage.agents import AGENTS
@@ -14,6 +15,8 @@ from inbox_triage.domain import MODES
 from inbox_triage.evaluation import Rules, check_environment, evaluate
 from inbox_triage.evaluation.runner import write_json
 from inbox_triage.scenarios import ScenarioError, fixed_task_ids, load_task, task_info
+from inbox_triage.scenarios.generator import PRESETS, SPLITS
+from inbox_triage.scenarios.sources import all_task_ids, generated_task_ids
 
 app = typer.Typer(
     add_completion=False,
@@ -30,7 +33,8 @@ def _split(values: list[str] | None) -> list[str]:
 
 
 def select_tasks(selectors: list[str] | None) -> list[str]:
-    """Task ids from selectors: a full id, a mode name (all its tasks), or a unique bare name."""
+    """Task ids from selectors: a full id (fixed or MODE/generated), a mode name (all its fixed
+    tasks), or a unique bare name."""
     chosen = _split(selectors)
     if not chosen:
         return fixed_task_ids()
@@ -40,17 +44,25 @@ def select_tasks(selectors: list[str] | None) -> list[str]:
             out.extend(fixed_task_ids(selector))
             continue
         matches = [t for t in fixed_task_ids() if t == selector or t.split("/", 1)[1] == selector]
+        if selector in generated_task_ids():
+            matches = [selector]
         if len(matches) != 1 and "@" in selector:
             load_task(selector)  # a pinned version: validates or raises a clear error
             matches = [selector]
         if len(matches) != 1:
-            known = ", ".join([*MODES, *fixed_task_ids()])
+            known = ", ".join([*MODES, *all_task_ids()])
             what = "is ambiguous" if matches else "is not a task"
             raise typer.BadParameter(
                 f"{selector!r} {what}; choose from: {known}", param_hint="--tasks"
             )
         out.extend(matches)
     return list(dict.fromkeys(out))
+
+
+def _check_choice(option: str, value: str, allowed: object) -> None:
+    choices = list(allowed)  # type: ignore[call-overload]
+    if value not in choices:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}", param_hint=option)
 
 
 def select_agents(names: list[str] | None) -> list[str]:
@@ -83,6 +95,12 @@ def eval_command(
     json_path: Annotated[
         str | None, typer.Option("--json", help="Also write the results as JSON here.")
     ] = None,
+    split: Annotated[
+        str, typer.Option(help=f"Split for generated tasks: {', '.join(SPLITS)}.")
+    ] = "train",
+    difficulty: Annotated[
+        str, typer.Option(help=f"Preset for generated tasks: {', '.join(PRESETS)}.")
+    ] = "medium",
     more_tasks: Annotated[
         list[str] | None,
         typer.Argument(metavar="[TASK]...", help="More tasks, so that --tasks A B C works."),
@@ -94,10 +112,18 @@ def eval_command(
     except ScenarioError as exc:
         raise typer.BadParameter(str(exc), param_hint="--tasks") from None
     agents = select_agents(agent)
-    summaries = evaluate(agents, task_ids, episodes=episodes, seed=seed)
+    _check_choice("--split", split, SPLITS)
+    _check_choice("--difficulty", difficulty, PRESETS)
+    summaries = evaluate(
+        agents, task_ids, episodes=episodes, seed=seed, split=split, difficulty=difficulty
+    )
     grid = {(s.task, s.agent): s for s in summaries}
     seeds = f"seed {seed}" if episodes == 1 else f"seeds {seed}..{seed + episodes - 1}"
-    table = Table(title=f"Mean grade over {episodes} episode(s) per cell, {seeds}")
+    title = f"Mean grade over {episodes} episode(s) per cell, {seeds}"
+    if any(t in generated_task_ids() for t in task_ids):
+        title += f"; generated tasks: {split} split, {difficulty}"
+    console.print(title)
+    table = Table()
     table.add_column("task")
     for name in agents:
         table.add_column(name, justify="right")
@@ -126,10 +152,13 @@ def check_command(
     random_episodes: Annotated[
         int, typer.Option(min=1, help="Episodes of random play averaged per task.")
     ] = 20,
+    seeds: Annotated[int, typer.Option(min=1, help="Scenarios per generated task and split.")] = 12,
 ) -> None:
-    """Check the environment's rules on every task; exit 1 if any rule fails."""
-    rules = Rules(random_episodes=random_episodes)
-    results = check_environment(select_tasks(tasks), rules)
+    """Check the environment's rules on every fixed task and on each mode's generated task in
+    every split; exit 1 if any rule fails."""
+    rules = Rules(random_episodes=random_episodes, generated_seeds=seeds)
+    chosen = select_tasks(tasks) if tasks else None
+    results = check_environment(chosen, rules)
     table = Table(title="inbox-triage check")
     for column in (
         "task",
@@ -144,7 +173,7 @@ def check_command(
         table.add_column(column, justify="left" if column in ("task", "result") else "right")
     for r in results:
         table.add_row(
-            r.task,
+            escape(r.task),
             f"{r.oracle:.3f}",
             f"{r.heuristic:.3f}",
             f"{r.random_mean:.3f}",
@@ -157,7 +186,9 @@ def check_command(
     console.print(
         f"rules: oracle >= {rules.oracle_min}, noop <= {rules.noop_max}, random mean <= "
         f"{rules.random_max}, random < heuristic < oracle, identical reruns, "
-        f"sum(rewards) = grade - penalties (within {rules.reward_tolerance:g})"
+        f"sum(rewards) = grade - penalties (within {rules.reward_tolerance:g}); generated "
+        f"tasks over {rules.generated_seeds} seeds (difficulty cycling easy/medium/hard): "
+        "oracle is the minimum, the others are means"
     )
     failed = [r.task for r in results if not r.ok]
     if failed:

@@ -32,7 +32,16 @@ SITUATIONS: list[tuple[str, tuple[str, ...]]] = [
     ),
     (
         "security",
-        ("hacked", "compromised", "taken over", "takeover", "unauthori", "suspicious", "fraud"),
+        (
+            "hacked",
+            "compromised",
+            "taken over",
+            "takeover",
+            "unauthori",
+            "suspicious",
+            "fraud",
+            "stolen",
+        ),
     ),
     ("outage", ("outage", "is down", "are down", "service unavailable", "503")),
     (
@@ -92,7 +101,7 @@ TAG_WORDS = {
     "login": ("log in", "login", "sign in"),
     "refund": ("refund",),
     "double-charge": ("twice", "double", "duplicate"),
-    "security": ("hacked", "compromised", "taken over", "takeover", "suspicious"),
+    "security": ("hacked", "compromised", "taken over", "takeover", "suspicious", "stolen"),
     "account-takeover": ("taken over", "takeover", "hacked"),
     "fraud": ("fraud", "scam", "unauthorized charge"),
     "content-abuse": ("abuse", "abusive", "offensive"),

@@ -422,16 +422,21 @@ class Engine:
         self.state.incidents.append(Incident(self.state.step_count, kind, detail))
         self.log(kind, None, detail)
 
-    def _screen(self, ticket_id: str, field: str, text: str) -> None:
-        """Records a policy violation for text that asks for secrets or promises too much."""
+    def _screen(self, ticket_id: str, field: str, text: str) -> bool:
+        """Records a policy violation for text that asks for secrets or promises too much;
+        returns whether it asked for secrets (a customer may naively comply)."""
         asked = requests_sensitive_data(text, self.policy.sensitive_data)
         promised = makes_forbidden_promise(text, self.policy.forbidden_promises)
+        work = self.state.work[ticket_id]
         if asked:
+            work.violations += 1
             self.incident("policy_violation", f"{ticket_id} {field} asks for sensitive data")
         if promised:
+            work.violations += 1
             self.incident(
                 "policy_violation", f"{ticket_id} {field} makes a promise the policy forbids"
             )
+        return bool(asked)
 
 
 def _pick(options: Sequence[str], key: str) -> str:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from statistics import mean
+from statistics import mean, pstdev
 from typing import Any
 
 from inbox_triage.agents import Agent, make_agent
 from inbox_triage.env import InboxTriageEnv
+from inbox_triage.scenarios.sources import is_generated
 
 
 @dataclass(slots=True)
@@ -78,6 +79,7 @@ class Summary:
     agent: str
     episodes: int
     mean_grade: float
+    std_grade: float
     min_grade: float
     max_grade: float
     mean_reward: float
@@ -88,6 +90,7 @@ class Summary:
             "agent": self.agent,
             "episodes": self.episodes,
             "mean_grade": round(self.mean_grade, 6),
+            "std_grade": round(self.std_grade, 6),
             "min_grade": round(self.min_grade, 6),
             "max_grade": round(self.max_grade, 6),
             "mean_reward": round(self.mean_reward, 6),
@@ -101,6 +104,7 @@ def summarise(episodes: list[Episode]) -> Summary:
         agent=episodes[0].agent,
         episodes=len(episodes),
         mean_grade=mean(grades),
+        std_grade=pstdev(grades),
         min_grade=min(grades),
         max_grade=max(grades),
         mean_reward=mean(e.total_reward for e in episodes),
@@ -108,13 +112,22 @@ def summarise(episodes: list[Episode]) -> Summary:
 
 
 def evaluate(
-    agents: list[str], tasks: list[str], episodes: int = 1, seed: int = 0
+    agents: list[str],
+    tasks: list[str],
+    episodes: int = 1,
+    seed: int = 0,
+    split: str | None = None,
+    difficulty: str | None = None,
 ) -> list[Summary]:
-    """Mean grade per (task, agent); episode i runs with seed ``seed + i``."""
+    """Mean grade per (task, agent); episode i runs with seed ``seed + i``. ``split`` and
+    ``difficulty`` apply to generated tasks (each episode is then a different scenario)."""
     out: list[Summary] = []
     for task in tasks:
+        extra: dict[str, Any] = {}
+        if is_generated(task):
+            extra = {"split": split or "train", "difficulty": difficulty or "medium"}
         for name in agents:
-            runs = [run_episode(task, make_agent(name), seed + i) for i in range(episodes)]
+            runs = [run_episode(task, make_agent(name), seed + i, **extra) for i in range(episodes)]
             out.append(summarise(runs))
     return out
 

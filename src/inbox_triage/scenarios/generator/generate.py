@@ -472,8 +472,9 @@ def _first_response_step(mode: Mode, truth: Truth) -> int:
     return 1 if mode == "inbox" and not truth.needs_info else 0
 
 
-def _make_feasible(mode: Mode, drafts: list[_Draft], times: list[tuple[int, int]]) -> list[
-        tuple[int, int]]:
+def _make_feasible(
+    mode: Mode, drafts: list[_Draft], times: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
     """Ages tickets less until the oracle, handling arrived tickets earliest true deadline
     first, meets every deadline (so its grade can be 1.0 and no customer has to chase it)."""
     policy = load_policy()
@@ -482,8 +483,9 @@ def _make_feasible(mode: Mode, drafts: list[_Draft], times: list[tuple[int, int]
     arrivals = [arrives for _, arrives in times]
     slas = [policy.sla_for(d.truth.priority, d.ticket["customer"].tier) for d in drafts]
     for _ in range(4 * len(drafts) + 4):
-        deadlines = [None if sla is None else arrivals[i] - ages[i] + sla
-                     for i, sla in enumerate(slas)]
+        deadlines = [
+            None if sla is None else arrivals[i] - ages[i] + sla for i, sla in enumerate(slas)
+        ]
         remaining = list(range(len(drafts)))
         clock, late = 0, False
         while remaining:
