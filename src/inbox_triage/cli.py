@@ -1,8 +1,9 @@
-"""The `inbox-triage` command line: eval, check, tasks."""
+"""The `inbox-triage` command line: eval, check, tasks, import."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -16,6 +17,7 @@ from inbox_triage.evaluation import Rules, check_environment, evaluate
 from inbox_triage.evaluation.runner import write_json
 from inbox_triage.scenarios import ScenarioError, fixed_task_ids, load_task, task_info
 from inbox_triage.scenarios.generator import PRESETS, SPLITS
+from inbox_triage.scenarios.packs import import_tickets, load_pack
 from inbox_triage.scenarios.sources import all_task_ids, generated_task_ids
 
 app = typer.Typer(
@@ -44,7 +46,7 @@ def select_tasks(selectors: list[str] | None) -> list[str]:
             out.extend(fixed_task_ids(selector))
             continue
         matches = [t for t in fixed_task_ids() if t == selector or t.split("/", 1)[1] == selector]
-        if selector in generated_task_ids():
+        if selector in generated_task_ids() or "/pack:" in selector:
             matches = [selector]
         if len(matches) != 1 and "@" in selector:
             load_task(selector)  # a pinned version: validates or raises a clear error
@@ -195,6 +197,26 @@ def check_command(
         console.print(f"[red]{len(failed)} of {len(results)} tasks broke a rule[/red]")
         raise typer.Exit(1)
     console.print(f"[green]all {len(results)} tasks keep every rule[/green]")
+
+
+@app.command("import")
+def import_command(
+    source: Annotated[Path, typer.Argument(help="Labelled tickets: a .csv or .jsonl file.")],
+    org: Annotated[Path, typer.Option(help="Your org profile (YAML): priorities, queues...")],
+    out: Annotated[Path, typer.Option(help="Folder to write the pack to.")],
+    name: Annotated[str | None, typer.Option(help="Pack name (default: the folder's).")] = None,
+) -> None:
+    """Turn labelled historical tickets and an org profile into a pack playable in every mode."""
+    try:
+        written = import_tickets(source, org, out, name)
+    except ScenarioError as exc:
+        console.print(f"[red]import failed:[/red] {escape(str(exc))}")
+        console.print("nothing was written")
+        raise typer.Exit(1) from None
+    pack = load_pack(out)
+    console.print(f"wrote {written}: {len(pack.tickets)} tickets for {escape(pack.org.name)}")
+    for mode in MODES:
+        console.print(f"  play it: inbox-triage eval --tasks {mode}/pack:{out}")
 
 
 @app.command("tasks")

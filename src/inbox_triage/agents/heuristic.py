@@ -191,6 +191,56 @@ EVIDENCE_REQUEST = (
 )
 
 
+# Which vocabulary list each field's value must come from.
+FIELD_VOCABULARY = {
+    "priority": "priorities",
+    "category": "categories",
+    "route_to": "queues",
+    "queue": "queues",
+    "response_template": "templates",
+    "escalate_to": "escalation_targets",
+    "resolution_code": "resolution_codes",
+}
+VALUE_VOCABULARY = {"set_priority": "priorities", "route_team": "queues", "add_tag": "tags"}
+
+
+def fit_to_vocabulary(plan: list[ActionDict], vocabulary: dict[str, Any]) -> list[ActionDict]:
+    """Keeps a plan valid on any org's taxonomy: a value the org lacks becomes its first
+    allowed value; a tag, escalation or resolution it lacks is dropped."""
+    fitted: list[ActionDict] = []
+    for action in plan:
+        action = dict(action)
+        keep = True
+        for field, key in FIELD_VOCABULARY.items():
+            if field in action and action[field] not in vocabulary[key]:
+                if field in ("escalate_to", "resolution_code") or not vocabulary[key]:
+                    keep = False
+                else:
+                    action[field] = list(vocabulary[key])[0]
+        key = VALUE_VOCABULARY.get(action.get("action_type", ""))
+        if key and action["value"] not in vocabulary[key]:
+            if key == "tags" or not vocabulary[key]:
+                keep = False
+            else:
+                action["value"] = list(vocabulary[key])[0]
+        if keep:
+            fitted.append(action)
+    return fitted
+
+
+def avoid_full_queues(plan: list[ActionDict], obs: Observation) -> list[ActionDict]:
+    """Sends work meant for a full queue to the first queue with room."""
+    remaining = obs.get("team_queue_remaining") or {}
+    open_queues = [q for q in obs["vocabulary"]["queues"] if remaining.get(q, 1) > 0]
+    out = []
+    for action in plan:
+        for field in ("route_to", "queue"):
+            if remaining.get(action.get(field), 1) <= 0 and open_queues:
+                action = {**action, field: open_queues[0]}
+        out.append(action)
+    return out
+
+
 class HeuristicAgent(PlanningAgent):
     """Keyword rules mapped onto each mode's vocabulary, re-read as customers answer."""
 
@@ -204,10 +254,12 @@ class HeuristicAgent(PlanningAgent):
     def plan_for(self, item: Item, obs: Observation) -> list[ActionDict]:
         mode = obs["mode"]
         if mode == "triage":
-            return [] if item["done"] else [self._triage(item, obs)]
-        if mode == "ticket":
-            return self._ticket(item, obs)
-        return self._inbox(item)
+            plan = [] if item["done"] else [self._triage(item, obs)]
+        elif mode == "ticket":
+            plan = self._ticket(item, obs)
+        else:
+            plan = self._inbox(item)
+        return avoid_full_queues(fit_to_vocabulary(plan, obs["vocabulary"]), obs)
 
     def _triage(self, item: Item, obs: Observation) -> ActionDict:
         text = item_text(item)
@@ -215,9 +267,6 @@ class HeuristicAgent(PlanningAgent):
         priority, category, route, flag = TRIAGE[name]
         if name != "spam":
             priority = _bump(priority, item["tier"])
-        remaining = obs["team_queue_remaining"] or {}
-        if remaining.get(route, 1) <= 0:
-            route = next(q for q in obs["vocabulary"]["queues"] if remaining.get(q, 1) > 0)
         action: ActionDict = {
             "email_id": item["id"],
             "priority": priority,

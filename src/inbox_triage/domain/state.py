@@ -104,14 +104,13 @@ class InboxState:
 
 
 def missing_for_close(work: TicketWork) -> list[str]:
-    """The visible work still missing before a ticket may be closed."""
+    """The visible work still missing before a ticket may be closed. (Tags are not on the list:
+    some tickets have none that apply; the tags component grades them.)"""
     missing = []
     if work.priority is None:
         missing.append("priority")
     if work.queue is None:
         missing.append("route")
-    if not work.tags:
-        missing.append("tags")
     if work.reply is None:
         missing.append("reply")
     return missing

@@ -103,4 +103,9 @@ class InboxMode(ModeView):
         return engine.state.finished
 
     def observe(self, engine: Engine) -> dict[str, Any]:
-        return {"tickets": [ticket_view(engine, t) for t in engine.visible()]}
+        capped = engine.state.queue_remaining
+        return {
+            "tickets": [ticket_view(engine, t) for t in engine.visible()],
+            "escalation_budget_remaining": engine.state.escalation_budget,
+            "team_queue_remaining": {q: capped[q] for q in engine.org.queues if q in capped},
+        }

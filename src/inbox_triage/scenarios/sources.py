@@ -1,7 +1,8 @@
-"""One door to every scenario source: fixed tasks, the generator (and imported packs).
+"""One door to every scenario source: fixed tasks, the generator and imported packs.
 
-A task id is ``MODE/NAME``: a fixed task (``triage/easy``, ``triage/easy@v1``) or
-``MODE/generated``, which takes a split, a difficulty preset, a seed and knob overrides.
+A task id is ``MODE/NAME``: a fixed task (``triage/easy``, ``triage/easy@v1``),
+``MODE/generated`` (which takes a split, a difficulty preset, a seed and knob overrides) or
+``MODE/pack:PATH`` (your own tickets; takes a seed and a size).
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from typing import Any
 from inbox_triage.domain import MODES, Scenario
 from inbox_triage.scenarios.generator import SPLITS, generate
 from inbox_triage.scenarios.loader import ScenarioError, fixed_task_ids, load_task
+from inbox_triage.scenarios.packs import pack_scenario
 
 DEFAULT_TASK = "triage/easy"
 GENERATED = "generated"
+PACK_PREFIX = "pack:"
 
 
 def generated_task_ids() -> list[str]:
@@ -39,6 +42,8 @@ def resolve_task_id(task: str | None = None, mode: str | None = None) -> str:
         raise ScenarioError(f"mode {mode!r} is not one of {', '.join(MODES)}")
     if task is None:
         return f"{mode}/{GENERATED}" if mode else DEFAULT_TASK
+    if task.startswith(PACK_PREFIX):  # a pack needs a mode: pack:PATH with mode=...
+        return f"{mode or 'triage'}/{task}"
     if "/" in task:
         if mode is not None and not task.startswith(mode + "/"):
             raise ScenarioError(f"task {task!r} is not a {mode} task")
@@ -62,6 +67,24 @@ def make_scenario(
 ) -> Scenario:
     """The scenario a reset asks for."""
     task_id = resolve_task_id(task, mode)
+    task_mode, _, name = task_id.partition("/")
+    if name.startswith(PACK_PREFIX):
+        if task_mode not in MODES:
+            raise ScenarioError(f"mode {task_mode!r} is not one of {', '.join(MODES)}")
+        extras = {
+            "split": split,
+            "difficulty": difficulty,
+            **{k: v for k, v in knobs.items() if k != "size"},
+        }
+        given = sorted(k for k, v in extras.items() if v is not None)
+        if given:
+            raise ScenarioError(f"{', '.join(given)} do not apply to packs (size and seed do)")
+        return pack_scenario(
+            task_mode,
+            name[len(PACK_PREFIX) :],
+            0 if seed is None else seed,  # type: ignore[arg-type]
+            knobs.get("size"),
+        )
     if is_generated(task_id):
         generated_mode = task_id.split("/", 1)[0]
         if generated_mode not in MODES:

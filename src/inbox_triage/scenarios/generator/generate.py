@@ -441,7 +441,8 @@ def _steps_per_ticket(mode: Mode, truth: Truth) -> int:
         return 1 + info
     if mode == "ticket":
         return 3 + len(truth.tags) + info + 1
-    return 2 + (1 if truth.escalate_to or truth.resolution else 0) + info
+    respond = 1 if truth.template else 0
+    return 1 + respond + (1 if truth.escalate_to or truth.resolution else 0) + info
 
 
 def _schedule(
@@ -560,7 +561,7 @@ def build(
         for i, (draft, (age, arrives)) in enumerate(zip(drafts, times, strict=True))
     )
     org = mode_org(mode)
-    settings = _settings(mode, config, tickets, org.unlimited_queues)
+    settings = settings_for(mode, tickets, org.unlimited_queues, config.capacity_pressure)
     pool = _pool(split)
     return Scenario(
         id=f"{mode}/generated",
@@ -584,25 +585,29 @@ def build(
     )
 
 
-def _settings(
-    mode: Mode, config: GenConfig, tickets: tuple[Ticket, ...], unlimited: tuple[str, ...]
+def settings_for(
+    mode: Mode,
+    tickets: tuple[Ticket, ...],
+    unlimited: tuple[str, ...],
+    capacity_pressure: float = 0.5,
 ) -> Settings:
+    """Budgets that cover the right handling: step budget, queue capacities and escalation
+    budget, with less to spare as ``capacity_pressure`` rises (1.0: exactly what is needed)."""
     oracle_steps = sum(_steps_per_ticket(mode, t.truth) for t in tickets) + (
         1 if mode == "inbox" else 0
     )
-    slack = max(2, math.ceil(oracle_steps * (0.5 - 0.35 * config.capacity_pressure)))
+    slack = max(2, math.ceil(oracle_steps * (0.5 - 0.35 * capacity_pressure)))
     needed: dict[str, int] = {}
     for t in tickets:
         if t.truth.queue not in unlimited:
             needed[t.truth.queue] = needed.get(t.truth.queue, 0) + 1
-    spare = 1.0 - config.capacity_pressure
+    spare = 1.0 - capacity_pressure
     capacity = {q: n + math.ceil(spare * (n + 1)) for q, n in needed.items()}
     flags = sum(1 for t in tickets if t.truth.flag_review or t.truth.escalate_to)
-    budget = flags + math.ceil(spare * 2)
     return Settings(
         max_steps=oracle_steps + slack,
         minutes_per_step=MINUTES_PER_STEP[mode],
-        escalation_budget=budget,
+        escalation_budget=flags + math.ceil(spare * 2),
         queue_capacity=capacity if mode != "ticket" else {},
-        queue_drain_minutes=60 if config.capacity_pressure >= 0.5 and mode != "ticket" else None,
+        queue_drain_minutes=60 if capacity_pressure >= 0.5 and mode != "ticket" else None,
     )
