@@ -7,14 +7,14 @@ import pytest
 from inbox_triage.agents import compose_reply
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.grading import grade_reply, grade_summary
-from inbox_triage.grading.rubric import _stuffing_terms
+from inbox_triage.grading.rubric import stuffing_terms_for
 from inbox_triage.scenarios import load_task
 
 SCENARIO = load_task("triage/easy")
 HACKED = SCENARIO.ticket("e001")
 INVOICE = SCENARIO.ticket("e004")
 POLICY = SCENARIO.policy
-TERMS = _stuffing_terms(SCENARIO)
+TERMS = stuffing_terms_for(SCENARIO)
 GOOD = compose_reply("Maria", [
     "We have locked your account so nobody else can use it",
     "Our security team is investigating the sign-in from abroad",
@@ -40,7 +40,7 @@ def test_keyword_lists_score_zero():
 
 
 def test_stuffing_every_policy_keyword_scores_zero():
-    keywords = ", ".join(sorted(TERMS))
+    keywords = ", ".join(sorted(TERMS.terms))
     assert score(GOOD + " Also relevant: " + keywords + ".") == 0.0
 
 

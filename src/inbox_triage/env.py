@@ -126,13 +126,13 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             engine.advance(self._scenario.settings.minutes_per_step if self._scenario else 0)
             mode.after_step(engine)
         penalty = penalty_for(state.incidents[incidents_before:]) + mode.step_cost
-        grade = self._grader.grade()
-        reward = step_reward(self._potential, grade.value, penalty)
-        self._potential = grade.value
+        value = self._grader.value()
+        reward = step_reward(self._potential, value, penalty)
+        self._potential = value
         self._total_reward += reward
         self._penalties += penalty
         self._done = mode.is_done(engine) or state.step_count >= self._scenario.settings.max_steps
-        return self._observe(reward=reward, feedback=feedback, error=error, grade=grade)
+        return self._observe(reward=reward, feedback=feedback, error=error)
 
     @property
     def state(self) -> TriageState:
@@ -189,7 +189,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         self._grader = Grader(self._engine, self._mode.weights)
         self._episode_id = episode_id or str(uuid.uuid4())
         self._seed = seed
-        self._potential = self._grader.grade().value
+        self._potential = self._grader.value()
         self._total_reward = 0.0
         self._penalties = 0.0
         self._invalid = 0
@@ -209,14 +209,13 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         feedback: str,
         error: dict[str, Any] | None,
         first: bool = False,
-        grade: Grade | None = None,
     ) -> TriageObservation:
         scenario, engine, mode = self._scenario, self._engine, self._mode
         assert scenario is not None and engine is not None and mode is not None
         state = engine.state
         metadata: dict[str, Any] = {}
         if self._done:
-            final = grade or self.grade()
+            final = self.grade()
             metadata = {
                 "grade": final.as_dict(),
                 "penalties": round(self._penalties, 6),
@@ -249,7 +248,18 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             recent_events=events,
         )
         fields.update(mode.observe(engine))  # a mode may refine a common field (ticket: title)
-        return TriageObservation(**fields)
+        # Built from our own typed state: validating it again would only cost time, and with
+        # every field given, pydantic need not work out defaults either.
+        return TriageObservation.model_construct(**{**_OBSERVATION_DEFAULTS, **fields})
+
+
+# Immutable defaults only (None and plain values): a shared list or dict would leak between
+# observations. Fields with mutable defaults are always given by _observe.
+_OBSERVATION_DEFAULTS: dict[str, Any] = {
+    name: info.default
+    for name, info in TriageObservation.model_fields.items()
+    if info.default_factory is None
+}
 
 
 def _parse(action: object) -> TriageAction:

@@ -59,6 +59,10 @@ class Engine:
             capacity=dict(capacity),
         )
         self._sequence = 0
+        self._deadlines: dict[tuple[str, str | None], int | None] = {}
+        # A scratch memo for layers above (views keyed by ticket revision); the engine never
+        # reads it.
+        self.memo: dict[object, object] = {}
         self._deliver_arrivals()
         self.log("episode_started", None, f"{len(self.state.arrived)} tickets in the inbox")
         self._update_sla()
@@ -107,8 +111,11 @@ class Engine:
         return ticket.arrives_at - ticket.received_minutes_ago
 
     def deadline(self, ticket: Ticket, priority: str | None) -> int | None:
-        minutes = self.policy.sla_for(priority, ticket.customer.tier)
-        return None if minutes is None else self.received_at(ticket) + minutes
+        key = (ticket.id, priority)
+        if key not in self._deadlines:
+            minutes = self.policy.sla_for(priority, ticket.customer.tier)
+            self._deadlines[key] = None if minutes is None else self.received_at(ticket) + minutes
+        return self._deadlines[key]
 
     def visible_deadline(self, ticket_id: str) -> int | None:
         """The deadline the agent can see: by the priority it assigned, or the default."""

@@ -55,25 +55,40 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(text) if s.strip()]
 
 
-@lru_cache(maxsize=4096)
-def _phrase_pattern(phrase: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase.lower()))
+_NOT_WORD = re.compile(r"[^a-z0-9$£€']+")
 
 
-def contains_phrase(text_lower: str, phrase: str) -> bool:
-    """Whether ``phrase`` starts a word in already lower-cased text ("lock" finds "locked")."""
-    return _phrase_pattern(phrase).search(text_lower) is not None
+@lru_cache(maxsize=1024)
+def normalise(text: str) -> str:
+    """Lower case, every run of other characters one space, a space in front: a phrase starts
+    a word exactly when " " + its normalised form occurs (a plain substring search)."""
+    return " " + _NOT_WORD.sub(" ", text.lower()).strip() + " "
+
+
+@lru_cache(maxsize=8192)
+def _needle(phrase: str) -> str:
+    return normalise(phrase).rstrip()
+
+
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Whether ``phrase`` starts a word in the text ("lock" finds "locked"), case-insensitive."""
+    return _needle(phrase) in normalise(text)
 
 
 def matched_groups(text: str, groups: Iterable[Iterable[str]]) -> tuple[int, int]:
     """How many fact groups (any phrasing of a group counts) occur in ``text``, of how many."""
-    lowered = text.lower()
+    haystack = normalise(text)
     total = hit = 0
     for group in groups:
         total += 1
-        if any(contains_phrase(lowered, phrase) for phrase in group):
+        if any(_needle(phrase) in haystack for phrase in group):
             hit += 1
     return hit, total
+
+
+@lru_cache(maxsize=64)
+def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
 
 
 @lru_cache(maxsize=512)
@@ -82,12 +97,26 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 def requests_sensitive_data(text: str, sensitive_patterns: Iterable[str]) -> list[str]:
+    """Sentences that ask the customer for something the policy forbids asking for (cached:
+    the engine screens a text when it is written and the grader checks it again)."""
+    return list(_requests_sensitive_data(text, tuple(sensitive_patterns)))
+
+
+def makes_forbidden_promise(text: str, promise_patterns: Iterable[str]) -> list[str]:
+    """Sentences that make a commitment the policy does not allow (cached, as above)."""
+    return list(_makes_forbidden_promise(text, tuple(promise_patterns)))
+
+
+@lru_cache(maxsize=512)
+def _requests_sensitive_data(text: str, sensitive_patterns: tuple[str, ...]) -> tuple[str, ...]:
     """Sentences that ask the customer for something the policy forbids asking for.
 
     A warning ("never share your password") is not a request: a cue counts only when no
     negation stands just before it. A question about sensitive data counts as a request.
     """
     found: list[str] = []
+    if not _any_of(sensitive_patterns).search(text.lower()):
+        return ()  # the common case: nothing sensitive is mentioned at all
     patterns = [_compiled(p) for p in sensitive_patterns]
     for sentence in sentences(text):
         lowered = sentence.lower()
@@ -105,13 +134,16 @@ def requests_sensitive_data(text: str, sensitive_patterns: Iterable[str]) -> lis
         )
         if cues or question:
             found.append(sentence)
-    return found
+    return tuple(found)
 
 
-def makes_forbidden_promise(text: str, promise_patterns: Iterable[str]) -> list[str]:
-    """Sentences that make a commitment the policy does not allow ("we cannot guarantee" is
-    not one: a negation just before the commitment lifts it)."""
+@lru_cache(maxsize=512)
+def _makes_forbidden_promise(text: str, promise_patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """("we cannot guarantee" is not a promise: a negation just before the commitment lifts
+    it.)"""
     found: list[str] = []
+    if not _any_of(promise_patterns).search(text.lower()):
+        return ()
     patterns = [_compiled(p) for p in promise_patterns]
     for sentence in sentences(text):
         lowered = sentence.lower()
@@ -119,17 +151,28 @@ def makes_forbidden_promise(text: str, promise_patterns: Iterable[str]) -> list[
             if any(not _negated(lowered, m.start()) for m in pattern.finditer(lowered)):
                 found.append(sentence)
                 break
-    return found
+    return tuple(found)
 
 
 def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 
+@lru_cache(maxsize=2048)
+def _source_ngrams(source: str, n: int) -> frozenset[tuple[str, ...]]:
+    """A customer's text is compared again and again: its n-grams are worth keeping."""
+    return frozenset(ngrams(words(source), n))
+
+
+@lru_cache(maxsize=2048)
+def _source_words(source: str) -> frozenset[str]:
+    return frozenset(words(source))
+
+
 def copied_ngrams(text: str, source: str, n: int = 3) -> tuple[int, int]:
     """How many of the text's distinct word n-grams also occur in ``source``, of how many."""
     mine = ngrams(words(text), n)
-    return len(mine & ngrams(words(source), n)), len(mine)
+    return len(mine & _source_ngrams(source, n)), len(mine)
 
 
 def copied_fraction(text: str, source: str, n: int = 3) -> float:
@@ -140,7 +183,7 @@ def copied_fraction(text: str, source: str, n: int = 3) -> float:
 
 def shares_ngram(text: str, source: str, n: int = 5) -> bool:
     """Whether the text repeats any run of ``n`` words from ``source`` (used for internal notes)."""
-    return bool(ngrams(words(text), n) & ngrams(words(source), n))
+    return bool(ngrams(words(text), n) & _source_ngrams(source, n))
 
 
 def word_coverage(text: str, source: str) -> float:
@@ -148,7 +191,7 @@ def word_coverage(text: str, source: str) -> float:
     mine = [w for w in words(text) if w not in FUNCTION_WORDS]
     if not mine:
         return 0.0
-    theirs = set(words(source))
+    theirs = _source_words(source)
     return sum(1 for w in mine if w in theirs) / len(mine)
 
 

@@ -96,17 +96,38 @@ def _own_groups(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
     return (*ticket.truth.summary_facts, *(spec.required_facts if spec else ()))
 
 
-def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: frozenset[str]) -> int:
+class StuffingTerms:
+    """Phrases that belong to some ticket's facts, indexed by how their first word starts so
+    that a text is only checked against the few phrases it could contain."""
+
+    KEY = 3
+
+    def __init__(self, terms: frozenset[str]) -> None:
+        self.terms = terms
+        self._by_key: dict[str, list[str]] = {}
+        for term in terms:
+            self._by_key.setdefault(term[: self.KEY], []).append(term)
+
+    def found_in(self, text: str) -> set[str]:
+        """Every term that starts a word in the text."""
+        keys = {w[: self.KEY] for w in words(text)}
+        return {
+            term
+            for key in keys
+            for term in self._by_key.get(key, ())
+            if contains_phrase(text, term)
+        }
+
+
+def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: StuffingTerms) -> int:
     own = {p.lower() for group in _own_groups(ticket) for p in group}
-    lowered = text.lower()
-    return sum(1 for term in stuffing_terms - own if contains_phrase(lowered, term))
+    return len(stuffing_terms.found_in(text) - own)
 
 
 def _synonym_stuffed(text: str, ticket: Ticket) -> bool:
     """Four or more phrasings of one point ("hacked, compromised, takeover") is fishing."""
-    lowered = text.lower()
     for group in _own_groups(ticket):
-        distinct = {p.lower() for p in group if contains_phrase(lowered, p)}
+        distinct = {p.lower() for p in group if contains_phrase(text, p)}
         # a phrasing found only inside a longer one ("lock" in "locked") is the same word
         roots = {p for p in distinct if not any(o != p and o.startswith(p) for o in distinct)}
         if len(roots) >= SYNONYM_LIMIT:
@@ -116,14 +137,14 @@ def _synonym_stuffed(text: str, ticket: Ticket) -> bool:
 
 def addresses_customer(text: str, ticket: Ticket) -> bool:
     """Whether the opening names the customer (first name, or surname as in "Dear Ms Pierce")."""
-    opening = text[:80].lower()
+    opening = text[:80]
     names = ticket.customer.name.lower().replace(".", " ").split()
     candidates = [n for n in (names[:1] + names[-1:]) if len(n) >= 2]
     return any(contains_phrase(opening, n) for n in candidates)
 
 
 def grade_reply(
-    text: str | None, ticket: Ticket, policy: Policy, stuffing_terms: frozenset[str]
+    text: str | None, ticket: Ticket, policy: Policy, stuffing_terms: StuffingTerms
 ) -> TextScore:
     """Scores one reply (or the absence of one) against the ticket's reply spec."""
     spec = ticket.truth.reply
@@ -161,14 +182,17 @@ def grade_reply(
 
 
 def grade_summary(
-    text: str | None, ticket: Ticket, stuffing_terms: frozenset[str] = frozenset()
+    text: str | None, ticket: Ticket, stuffing_terms: StuffingTerms | None = None
 ) -> TextScore:
     """A summary scores by the key facts it names, in words that are not pasted or stuffed."""
     if text is None:
         return TextScore(0.0, "no summary")
     if is_copied(text, ticket):
         return TextScore(0.0, "summary copies the email instead of summarising it")
-    if _foreign_terms(text, ticket, stuffing_terms) >= SUMMARY_FOREIGN_TERMS_LIMIT:
+    if (
+        stuffing_terms
+        and _foreign_terms(text, ticket, stuffing_terms) >= SUMMARY_FOREIGN_TERMS_LIMIT
+    ):
         return TextScore(0.0, "summary stuffed with terms unrelated to this email")
     if _synonym_stuffed(text, ticket):
         return TextScore(0.0, "summary lists many phrasings of the same point")

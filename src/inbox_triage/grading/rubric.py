@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from inbox_triage.domain import Engine, Scenario, Ticket, TicketWork, missing_for_close
 from inbox_triage.grading.replies import (
+    StuffingTerms,
     grade_info_request,
     grade_reply,
     grade_summary,
@@ -200,7 +201,11 @@ _EXPLAIN = {
 
 
 class Grader:
-    """Grades the engine's current state under one mode's weights."""
+    """Grades the engine's current state under one mode's weights.
+
+    Per-ticket results are recomputed only for tickets whose revision changed, so the potential
+    after each step (``value``) costs little; ``grade`` adds the explanations.
+    """
 
     def __init__(self, engine: Engine, weights: dict[str, float]) -> None:
         unknown = set(weights) - set(COMPONENTS)
@@ -209,40 +214,60 @@ class Grader:
         self.engine = engine
         self.scenario: Scenario = engine.scenario
         self.weights = weights
-        self.stuffing_terms = _stuffing_terms(self.scenario)
-        self._cache: dict[tuple[str, str], tuple[int, tuple[float, str] | None]] = {}
+        self.stuffing_terms = stuffing_terms_for(self.scenario)
+        self._ticket_names = [n for n in weights if n in TICKET_COMPONENTS]
+        self._results: dict[str, dict[str, tuple[float, str]]] = {n: {} for n in self._ticket_names}
+        self._seen: dict[str, int] = {}
 
-    def _ticket_score(
-        self, name: str, ticket: Ticket, work: TicketWork
-    ) -> tuple[float, str] | None:
-        key = (name, ticket.id)
-        cached = self._cache.get(key)
-        if cached is not None and cached[0] == work.revision:
-            return cached[1]
-        result = TICKET_COMPONENTS[name](self, ticket, work)
-        if result is not None and not work.touched:
-            result = (0.0, "untouched")
-        self._cache[key] = (work.revision, result)
-        return result
+    def _applies(self, name: str, ticket: Ticket) -> bool:
+        """Whether a per-ticket component counts for a ticket nobody has touched."""
+        t = ticket.truth
+        return {
+            "category": t.category is not None,
+            "sentiment": t.sentiment is not None,
+            "tags": bool(t.tags),
+            "response": t.template is not None,
+            "info_request": t.needs_info,
+            "resolution": t.resolution is not None,
+            "closure": t.resolution == "close",
+            "sla": self.engine.deadline(ticket, t.priority) is not None,
+        }.get(name, True)
 
-    def _per_ticket(self, name: str) -> ComponentScore | None:
-        state = self.engine.state
-        scores: list[float] = []
-        notes: list[str] = []
+    def _refresh(self) -> None:
+        work = self.engine.state.work
         for ticket in self.scenario.tickets:
-            result = self._ticket_score(name, ticket, state.work[ticket.id])
-            if result is None:
+            w = work[ticket.id]
+            if self._seen.get(ticket.id) == w.revision:
                 continue
-            scores.append(result[0])
-            if result[1] and result[1] not in notes:
-                notes.append(result[1])
-        if not scores:
+            self._seen[ticket.id] = w.revision
+            for name in self._ticket_names:
+                if w.touched:
+                    result = TICKET_COMPONENTS[name](self, ticket, w)
+                else:  # nothing to grade yet: only whether the component applies
+                    result = (0.0, "untouched") if self._applies(name, ticket) else None
+                if result is None:
+                    self._results[name].pop(ticket.id, None)
+                else:
+                    self._results[name][ticket.id] = result
+
+    def _per_ticket(self, name: str, explain: bool) -> ComponentScore | None:
+        results = self._results[name]
+        if not results:
             return None
+        order = [results[t.id] for t in self.scenario.tickets if t.id in results]
+        scores = [r[0] for r in order]
+        mean = sum(scores) / len(scores)
+        if not explain:
+            return ComponentScore(name, mean, self.weights[name], "")
+        notes: list[str] = []
+        for _, note in order:
+            if note and note not in notes:
+                notes.append(note)
         good = sum(1 for s in scores if s >= 0.999)
         text = f"{good} of {len(scores)} {_EXPLAIN[name]}"
         if notes and name in ("reply", "summary", "info_request", "response", "resolution"):
-            text += f" (mean {sum(scores) / len(scores):.2f}; " + "; ".join(notes[:3]) + ")"
-        return ComponentScore(name, sum(scores) / len(scores), self.weights[name], text)
+            text += f" (mean {mean:.2f}; " + "; ".join(notes[:3]) + ")"
+        return ComponentScore(name, mean, self.weights[name], text)
 
     def _escalation(self) -> ComponentScore | None:
         needed = [t for t in self.scenario.tickets if t.truth.escalate_to is not None]
@@ -276,11 +301,12 @@ class Grader:
             else f"earned by calling finish once progress is at least {WRAP_UP_THRESHOLD}",
         )
 
-    def grade(self) -> Grade:
+    def _compose(self, explain: bool) -> Grade:
+        self._refresh()
         parts: list[ComponentScore] = []
         for name in self.weights:
             if name in TICKET_COMPONENTS:
-                part = self._per_ticket(name)
+                part = self._per_ticket(name, explain)
             elif name == "escalation":
                 part = self._escalation()
             else:
@@ -298,8 +324,16 @@ class Grader:
         )
         return Grade(min(1.0, max(0.0, value)), normalised)
 
+    def value(self) -> float:
+        """The grade's value alone (the potential the dense reward is shaped from)."""
+        return self._compose(explain=False).value
 
-def _stuffing_terms(scenario: Scenario) -> frozenset[str]:
+    def grade(self) -> Grade:
+        """The grade with every component's explanation."""
+        return self._compose(explain=True)
+
+
+def stuffing_terms_for(scenario: Scenario) -> StuffingTerms:
     """Phrases that belong to some ticket's facts, in this scenario or any task of its org, and
     the org's queue and tag names: a reply naming many that are not its own is stuffed."""
     terms: set[str] = set(org_fact_phrases(scenario.org.id))
@@ -309,4 +343,4 @@ def _stuffing_terms(scenario: Scenario) -> frozenset[str]:
         terms.update(p.lower() for group in groups for p in group)
     terms.update(q.replace("_", " ") for q in scenario.org.queues)
     terms.update(t.replace("-", " ") for t in scenario.org.tags)
-    return frozenset(t for t in terms if len(t) > 3 and is_distinctive(t))
+    return StuffingTerms(frozenset(t for t in terms if len(t) > 3 and is_distinctive(t)))

@@ -8,10 +8,10 @@ weighted. It holds no state of its own.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from inbox_triage.domain import ActionError, Engine, Mode, TicketWork
+from inbox_triage.domain import ActionError, Engine, Mode, Ticket, TicketWork
 
 # Fields every action may carry whatever its type.
 ALWAYS_ALLOWED = frozenset({"action_type", "metadata"})
@@ -109,3 +109,17 @@ def ticket_id_of(engine: Engine, action: Mapping[str, Any], field: str) -> str:
 def messages_view(work: TicketWork) -> list[dict[str, Any]]:
     """What the customer wrote during the episode (answers, follow-ups, reopenings)."""
     return [{"minute": m.minute, "kind": m.kind, "body": m.body} for m in work.messages]
+
+
+def cached_view(
+    engine: Engine, kind: str, ticket: Ticket, build: Callable[[Engine, Ticket], dict[str, Any]]
+) -> dict[str, Any]:
+    """A ticket's view, rebuilt only when the ticket's revision moves (one entry per ticket).
+    Callers copy it; the nested lists are shared, so observations are read-only."""
+    revision = engine.work(ticket.id).revision
+    cached = engine.memo.get((kind, ticket.id))
+    if cached is not None and cached[0] == revision:  # type: ignore[index]
+        return cached[1]  # type: ignore[index,return-value]
+    view = build(engine, ticket)
+    engine.memo[(kind, ticket.id)] = (revision, view)
+    return view

@@ -6,10 +6,15 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, Ticket
-from inbox_triage.modes.base import ModeView, messages_view, ticket_id_of
+from inbox_triage.modes.base import ModeView, cached_view, messages_view, ticket_id_of
 
 
 def ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
+    """The ticket as the agent sees it; rebuilt only when its revision moves."""
+    return dict(cached_view(engine, "ticket_view", ticket, _ticket_view))
+
+
+def _ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
     work = engine.work(ticket.id)
     return {
         "ticket_id": ticket.id,

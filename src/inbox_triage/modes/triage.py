@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, Ticket
-from inbox_triage.modes.base import ModeView, messages_view, ticket_id_of
+from inbox_triage.modes.base import ModeView, cached_view, messages_view, ticket_id_of
 
 
 def email_header(engine: Engine, ticket: Ticket) -> dict[str, Any]:
@@ -24,6 +24,11 @@ def email_header(engine: Engine, ticket: Ticket) -> dict[str, Any]:
 
 
 def email_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
+    """The full email; rebuilt only when its ticket changes (its revision moves)."""
+    return dict(cached_view(engine, "email_view", ticket, _email_view))
+
+
+def _email_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
     return {
         **email_header(engine, ticket),
         "customer_name": ticket.customer.name,
