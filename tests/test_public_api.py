@@ -7,7 +7,7 @@ import inbox_triage
 EXPECTED = {
     "AGENTS", "ComponentScore", "Grade", "InboxTriageEnv", "Scenario", "TriageAction",
     "TriageObservation", "TriageState", "__version__", "check_environment", "evaluate",
-    "fixed_task_ids", "load_task", "make_agent", "run_episode",
+    "fixed_task_ids", "load_task", "make_agent", "run_episode", "generate", "Curriculum",
 }
 
 

@@ -29,6 +29,8 @@ _LAZY = {
     "TriageObservation": "inbox_triage.models",
     "TriageState": "inbox_triage.models",
     "fixed_task_ids": "inbox_triage.scenarios",
+    "generate": "inbox_triage.scenarios.generator",
+    "Curriculum": "inbox_triage.scenarios.curriculum",
     "load_task": "inbox_triage.scenarios",
 }
 
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
     from inbox_triage.grading import ComponentScore, Grade
     from inbox_triage.models import TriageAction, TriageObservation, TriageState
     from inbox_triage.scenarios import fixed_task_ids, load_task
+    from inbox_triage.scenarios.curriculum import Curriculum
+    from inbox_triage.scenarios.generator import generate
 
 
 def __getattr__(name: str) -> Any:
@@ -54,6 +58,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AGENTS",
     "ComponentScore",
+    "Curriculum",
     "Grade",
     "InboxTriageEnv",
     "Scenario",
@@ -64,6 +69,7 @@ __all__ = [
     "check_environment",
     "evaluate",
     "fixed_task_ids",
+    "generate",
     "load_task",
     "make_agent",
     "run_episode",
