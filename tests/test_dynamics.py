@@ -11,7 +11,7 @@ from inbox_triage.env import InboxTriageEnv
 from inbox_triage.evaluation import run_episode
 from inbox_triage.scenarios import load_task
 
-FRAUD = {"task": "ticket/generated", "split": "test", "difficulty": "medium", "seed": 3,
+FRAUD = {"task": "ticket/generated", "split": "test", "difficulty": "medium", "seed": 1,
          "ambiguity": 1.0}
 
 
@@ -38,7 +38,7 @@ def test_the_customers_answer_changes_the_right_routing_and_the_oracle_handles_i
     assert obs.customer_messages[0]["body"] == ticket.customer_reply.body
     assert planned_route(heuristic, obs) == "trust_safety"  # the answer reveals the fraud
 
-    episode = run_episode("ticket/generated", make_agent("oracle"), 3, split="test",
+    episode = run_episode("ticket/generated", make_agent("oracle"), 1, split="test",
                           difficulty="medium", ambiguity=1.0)
     assert episode.grade == pytest.approx(1.0)
     assert {"action_type": "route_team", "value": "trust_safety"} in episode.actions
@@ -60,7 +60,7 @@ def test_rerouting_after_the_answer_is_free_but_blind_rerouting_is_not():
 
 def test_asking_for_a_password_gets_compliance_and_a_recorded_violation():
     env = InboxTriageEnv()
-    obs = env.reset(task="ticket/easy_password_reset")
+    obs = env.reset(task="ticket/medium_double_charge")
     obs = env.step({"action_type": "request_info",
                     "value": "To verify you, please send us your current password."})
     assert [i["kind"] for i in env.state.incidents] == ["policy_violation"]
@@ -154,3 +154,30 @@ def test_a_hand_built_scenario_with_an_arrival_and_an_answer_plays_through():
     env.step({"action_type": "set_priority", "value": "medium"})
     env.step({"action_type": "noop"})
     assert len(env._engine.visible_ids()) == 2
+
+
+def test_asking_for_nothing_the_case_needs_costs_and_frees_no_decision():
+    env = InboxTriageEnv()
+    env.reset(task="ticket/easy_password_reset")  # needs no evidence
+    env.step({"action_type": "set_priority", "value": "low"})
+    obs = env.step({"action_type": "request_info", "value": "Could you send a screenshot?"})
+    assert [i["kind"] for i in env.state.incidents] == ["needless_request"]
+    while not obs.customer_messages:
+        obs = env.step({"action_type": "noop"})
+    env.step({"action_type": "set_priority", "value": "medium"})
+    assert [i["kind"] for i in env.state.incidents].count("revision") == 1  # not free
+    assert {c.name: c.score for c in env.grade().components}["priority"] == 0.5
+
+
+def test_a_wrong_label_does_not_stop_the_customer_chasing():
+    base = load_task("inbox/hard_incident_security_queue")
+    scenario = base.model_copy(update={"settings": base.settings.model_copy(
+        update={"max_steps": 40})})
+    env = InboxTriageEnv()
+    env.reset_scenario(scenario)
+    env.step({"action_type": "classify_ticket", "ticket_id": "T-301", "priority": "low"})
+    for _ in range(12):  # 60 minutes: past the outage's true 15-minute deadline
+        obs = env.step({"action_type": "classify_ticket", "ticket_id": "T-304",
+                        "priority": "low"})
+    outage = next(t for t in obs.tickets if t["ticket_id"] == "T-301")
+    assert [m["kind"] for m in outage["customer_messages"]] == ["follow_up"]

@@ -104,7 +104,8 @@ def test_presets_get_harder():
 def test_arrivals_appear_over_time_and_are_unknown_before():
     env = InboxTriageEnv()
     obs = env.reset(mode="triage", seed=5, difficulty="medium", arrival_rate=1.0, size=6)
-    late = [t for t in env.scenario.tickets if t.arrives_at > 0]
+    assert obs.now == min(t.arrives_at for t in env.scenario.tickets)  # starts with the mail
+    late = [t for t in env.scenario.tickets if t.arrives_at > obs.now]
     assert late
     shown = {e["email_id"] for e in obs.inbox}
     assert not shown & {t.id for t in late}
@@ -181,3 +182,40 @@ def test_scores_spread_across_generated_episodes(split):
     grades = [run_episode("inbox/generated", make_agent("heuristic"), seed, split=split).grade
               for seed in range(30)]
     assert max(grades) - min(grades) > 0.3
+
+
+@pytest.mark.parametrize("mode", ["triage", "ticket", "inbox"])
+def test_the_oracle_wins_even_at_extreme_knobs(mode):
+    extremes = [{"ambiguity": 1.0}] if mode == "ticket" else [
+        {"arrival_rate": 1.0, "sla_tightness": 1.0, "capacity_pressure": 1.0},
+        {"size": 3},
+        {"ambiguity": 1.0, "duplicate_rate": 1.0, "adversarial_rate": 1.0},
+    ]
+    for knobs in extremes:
+        for seed in range(12):
+            episode = run_episode(f"{mode}/generated", make_agent("oracle"), seed,
+                                  split=SPLITS[seed % 3], difficulty=("easy", "hard")[seed % 2],
+                                  **knobs)
+            assert episode.grade == pytest.approx(1.0), (knobs, seed, episode.components)
+
+
+def test_equal_knobs_give_equal_inboxes_however_they_are_spelled():
+    assert generate("triage", "train", "medium", 3) == generate("triage", "train", "medium", 3,
+                                                                size=10)
+    assert generate("triage", "train", "easy", 3, ambiguity=1) == generate(
+        "triage", "train", "easy", 3, ambiguity=1.0)
+    with pytest.raises(ScenarioError, match="whole number"):
+        generate("triage", "train", "easy", 3, size=3.5)
+    with pytest.raises(ScenarioError, match="whole number"):
+        generate("triage", "train", "easy", 3, size=True)
+
+
+def test_email_age_does_not_give_away_priority():
+    ages = {"urgent": [], "low": []}
+    for seed in range(150):
+        for t in generate("triage", "train", "easy", seed, texture_rate=0.0).tickets:
+            if t.truth.priority in ages and t.arrives_at == 0:
+                ages[t.truth.priority].append(t.received_minutes_ago)
+    assert max(ages["low"]) > 0 and max(ages["urgent"]) > 0
+    # both are drawn from one range; only feasibility trims the urgent ones a little
+    assert mean(ages["urgent"]) > 0.3 * mean(ages["low"])

@@ -188,3 +188,14 @@ def test_lightly_edited_copies_of_the_email_score_zero():
     every_third_dropped = " ".join(t for i, t in enumerate(tokens) if i % 3 != 2)
     assert grade_summary(every_third_dropped[:280], HACKED, TERMS).score == 0.0
     assert grade_summary(HACKED.subject, HACKED, TERMS).score == 0.0
+
+
+def test_an_information_request_that_asks_for_everything_earns_half():
+    from inbox_triage.grading import grade_info_request
+    scenario = load_task("ticket/medium_double_charge")
+    ticket, policy = scenario.tickets[0], scenario.policy
+    focused = "Could you send the receipt and the date of the charge?"
+    net = ("Please send a screenshot, the receipt, the transaction id, a photo, your browser, "
+           "the tracking number and the date.")
+    assert grade_info_request(focused, ticket, policy).score == 1.0
+    assert grade_info_request(net, ticket, policy).score == 0.5

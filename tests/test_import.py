@@ -111,3 +111,23 @@ def test_cli_import_reports_and_refuses_to_clobber(tmp_path):
     assert result.exit_code == 1
     assert "nothing was written" in result.output
     assert (not_a_pack / "notes.txt").read_text() == "mine"
+
+
+def test_pack_sizes_and_modes_are_checked(tmp_path):
+    from inbox_triage.env import InboxTriageEnv
+    out = tmp_path / "acme"
+    import_tickets(CSV, ORG, out)
+    env = InboxTriageEnv()
+    assert len(env.reset(task=f"inbox/pack:{out}", seed=1, size=3).tickets) == 3
+    with pytest.raises(ScenarioError, match="from 1 to 5"):
+        env.reset(task=f"inbox/pack:{out}", size=8)
+    with pytest.raises(ScenarioError, match="plays in a mode"):
+        env.reset(task=f"pack:{out}")
+    assert oct((out).stat().st_mode)[-3:] == "755"
+
+
+def test_a_row_without_a_category_is_refused_when_the_org_has_categories(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("subject,body,priority,queue\nHi,Body text,P1,safety\n")
+    with pytest.raises(ScenarioError, match="row 1.*'category'.*required"):
+        import_tickets(bad, ORG, tmp_path / "p")

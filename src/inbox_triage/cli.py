@@ -14,7 +14,7 @@ from rich.table import Table
 from inbox_triage.agents import AGENTS
 from inbox_triage.domain import MODES
 from inbox_triage.evaluation import Rules, check_environment, evaluate
-from inbox_triage.evaluation.runner import write_json
+from inbox_triage.evaluation.runner import Summary, write_json
 from inbox_triage.scenarios import ScenarioError, fixed_task_ids, load_task, task_info
 from inbox_triage.scenarios.generator import PRESETS, SPLITS
 from inbox_triage.scenarios.packs import import_tickets, load_pack
@@ -121,7 +121,7 @@ def eval_command(
     )
     grid = {(s.task, s.agent): s for s in summaries}
     seeds = f"seed {seed}" if episodes == 1 else f"seeds {seed}..{seed + episodes - 1}"
-    title = f"Mean grade over {episodes} episode(s) per cell, {seeds}"
+    title = f"Mean grade (± standard deviation) over {episodes} episode(s) per cell, {seeds}"
     if any(t in generated_task_ids() for t in task_ids):
         title += f"; generated tasks: {split} split, {difficulty}"
     console.print(title)
@@ -129,8 +129,14 @@ def eval_command(
     table.add_column("task")
     for name in agents:
         table.add_column(name, justify="right")
+
+    def cell(summary: Summary) -> str:
+        if summary.episodes == 1 or summary.std_grade == 0:
+            return f"{summary.mean_grade:.3f}"
+        return f"{summary.mean_grade:.3f} ± {summary.std_grade:.3f}"
+
     for task in task_ids:
-        table.add_row(task, *(f"{grid[(task, name)].mean_grade:.3f}" for name in agents))
+        table.add_row(task, *(cell(grid[(task, name)]) for name in agents))
     table.add_section()
     table.add_row(
         "mean",

@@ -15,6 +15,7 @@ from inbox_triage.domain import ActionError, Engine, Scenario
 from inbox_triage.grading import Grade, Grader, penalty_for, step_reward
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
 from inbox_triage.modes import MODE_VIEWS, ModeView
+from inbox_triage.modes.base import ViewCache
 from inbox_triage.scenarios.sources import DEFAULT_TASK, make_scenario
 
 RECENT_EVENTS = 8
@@ -43,6 +44,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         self._engine: Engine | None = None
         self._mode: ModeView | None = None
         self._grader: Grader | None = None
+        self._views: ViewCache = {}
         self._episode_id: str | None = None
         self._seed: int | None = None
         self._potential = 0.0
@@ -187,6 +189,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         self._engine = Engine(scenario)
         self._mode = MODE_VIEWS[scenario.mode]
         self._grader = Grader(self._engine, self._mode.weights)
+        self._views: ViewCache = {}
         self._episode_id = episode_id or str(uuid.uuid4())
         self._seed = seed
         self._potential = self._grader.value()
@@ -247,7 +250,9 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             progress_score=round(self._potential, 6),
             recent_events=events,
         )
-        fields.update(mode.observe(engine))  # a mode may refine a common field (ticket: title)
+        fields.update(
+            mode.observe(engine, self._views)
+        )  # a mode may refine a common field (ticket: title)
         # Built from our own typed state: validating it again would only cost time, and with
         # every field given, pydantic need not work out defaults either.
         return TriageObservation.model_construct(**{**_OBSERVATION_DEFAULTS, **fields})

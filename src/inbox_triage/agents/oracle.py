@@ -49,12 +49,12 @@ def truth_plan(mode: str, ticket_id: str, first_name: str, truth: Truth) -> list
         if reply is not None:
             decision["reply_draft"] = reply
         return [*ask, decision]
-    if mode == "ticket":
+    if mode == "ticket":  # ask first: the answer comes while the rest is done
         return [
+            *ask,
             {"action_type": "set_priority", "value": truth.priority},
             {"action_type": "route_team", "value": truth.queue},
             *({"action_type": "add_tag", "value": tag} for tag in truth.tags),
-            *ask,
             {"action_type": "draft_reply", "value": truth_reply(first_name, truth)},
             {"action_type": "close_ticket"},
         ]
@@ -111,7 +111,12 @@ class TruthPlayer(PlanningAgent):
         truth = self.truth_of(item)
         if truth is None or item["done"] and obs["mode"] == "triage":
             return []
-        return truth_plan(obs["mode"], item["id"], (item["name"] or "").split(" ")[0], truth)
+        plan = truth_plan(obs["mode"], item["id"], (item["name"] or "").split(" ")[0], truth)
+        answered = any(m["kind"] == "reply" for m in item["messages"])
+        if obs["mode"] == "ticket" and truth.needs_info and not answered:
+            # A ticket is closed only with the evidence in hand: wait for the answer.
+            plan = [*plan[:-1], {"action_type": "noop"}]
+        return plan
 
     def urgency(self, item: Item, obs: Observation) -> tuple[Any, ...]:
         deadline = self._deadlines.get(item["id"])

@@ -120,7 +120,8 @@ class PlanningAgent:
         for item in self._candidates(visible_items(observation), observation):
             action = self._next_for(item, observation)
             if action is not None:
-                self._issued.add(action_key(action))
+                if action.get("action_type") != "noop":  # waiting may take several steps
+                    self._issued.add(action_key(action))
                 self._current = item["id"]
                 return action
         self._current = None

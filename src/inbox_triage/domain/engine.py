@@ -60,10 +60,10 @@ class Engine:
         )
         self._sequence = 0
         self._deadlines: dict[tuple[str, str | None], int | None] = {}
-        # A scratch memo for layers above (views keyed by ticket revision); the engine never
-        # reads it.
-        self.memo: dict[object, object] = {}
         self._deliver_arrivals()
+        if not self.state.arrived and scenario.tickets:  # nothing yet: start when mail comes
+            self.state.now = min(t.arrives_at for t in scenario.tickets)
+            self._deliver_arrivals()
         self.log("episode_started", None, f"{len(self.state.arrived)} tickets in the inbox")
         self._update_sla()
 
@@ -151,12 +151,23 @@ class Engine:
         """Sets a decision. Changing one already made is recorded (loops cost reward), unless
         the customer has written since: acting on new information is the job."""
         old = getattr(work, attribute)
-        informed = work.decided_at.get(attribute, -1) < len(work.messages)
+        news = self._news(work, attribute)
+        informed = work.decided_at.get(attribute, -1) < news
         if old is not None and old != value and not informed:
             work.changes[attribute] = work.changes.get(attribute, 0) + 1
             self.incident("revision", f"{work.ticket_id} {attribute} changed")
-        work.decided_at[attribute] = len(work.messages)
+        work.decided_at[attribute] = news
         setattr(work, attribute, value)
+
+    def _news(self, work: TicketWork, attribute: str) -> int:
+        """How many customer messages bear on a decision: the answer to a request the case
+        needed bears on everything; a follow-up or a reopening only on the customer's mood."""
+        needed = self._tickets[work.ticket_id].truth.needs_info
+        return sum(
+            1
+            for m in work.messages
+            if (m.kind == "reply" and needed) or (attribute == "sentiment" and m.kind != "reply")
+        )
 
     def _handle(self, work: TicketWork) -> None:
         """The first response to a ticket stops its SLA clock."""
@@ -247,6 +258,11 @@ class Engine:
         self._handle(work)
         asked_for_secret = self._screen(ticket_id, field, text)
         self.log("info_requested", ticket_id, text[:80])
+        if first_request and not self._tickets[ticket_id].truth.needs_info:
+            self.incident(
+                "needless_request",
+                f"{ticket_id}: the customer was asked for nothing the case needed",
+            )
         if first_request or asked_for_secret:
             reply = self._tickets[ticket_id].customer_reply
             delay = reply.delay_minutes if reply else 20
@@ -393,20 +409,23 @@ class Engine:
                     self.state.queue_remaining[queue] += 1
 
     def _update_sla(self) -> None:
+        """Records breaches of the deadlines the agent can see; the customer, though, chases
+        by the clock that really applies (a wrong label does not stop a follow-up)."""
         now = self.state.now
         for ticket_id in self.visible_ids():
             work = self.state.work[ticket_id]
-            if ticket_id in self.state.breached:
-                continue
-            deadline = self.visible_deadline(ticket_id)
-            if deadline is None:
-                continue
             handled = work.handled_at
-            if (handled is None and now > deadline) or (handled is not None and handled > deadline):
+            deadline = self.visible_deadline(ticket_id)
+            late = deadline is not None and (
+                (handled is None and now > deadline) or (handled is not None and handled > deadline)
+            )
+            if late and ticket_id not in self.state.breached:
                 self.state.breached.add(ticket_id)
                 self.log("sla_breached", ticket_id, f"first response due at minute {deadline}")
-                if handled is None:
-                    self._follow_up(ticket_id)
+            ticket = self._tickets[ticket_id]
+            true_deadline = self.deadline(ticket, ticket.truth.priority)
+            if handled is None and true_deadline is not None and now > true_deadline:
+                self._follow_up(ticket_id)
 
     def sla_warnings(self) -> list[str]:
         """Unhandled tickets whose visible deadline is near or past."""

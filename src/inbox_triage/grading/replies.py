@@ -200,12 +200,49 @@ def grade_summary(
     return TextScore(hit / total if total else 1.0, f"{hit}/{total} key points")
 
 
+# Kinds of evidence a support team asks for. One request naming most of them is a net thrown
+# over every possible case, not a question about this one.
+EVIDENCE_WORDS = (
+    "screenshot",
+    "receipt",
+    "transaction",
+    "invoice",
+    "order number",
+    "order id",
+    "photo",
+    "picture",
+    "date",
+    "time",
+    "last four",
+    "last 4",
+    "bank statement",
+    "statement",
+    "browser",
+    "steps",
+    "error message",
+    "username",
+    "profile",
+    "recovery",
+    "device",
+    "tracking",
+    "account email",
+    "email address",
+)
+EVIDENCE_LIMIT = 5
+
+
+def _evidence_named(text: str) -> set[str]:
+    return {word for word in EVIDENCE_WORDS if contains_phrase(text, word)}
+
+
 def grade_info_request(text: str | None, ticket: Ticket, policy: Policy) -> TextScore:
     """An information request scores when it asks for useful evidence and nothing forbidden."""
     if text is None:
         return TextScore(0.0, "no information requested")
     if requests_sensitive_data(text, policy.sensitive_data):
         return TextScore(0.0, "asks for data the policy forbids requesting")
+    if len(_evidence_named(text)) >= EVIDENCE_LIMIT:
+        return TextScore(0.5, "asks for every kind of evidence at once")
     keywords = ticket.truth.info_keywords
     if not keywords:
         return TextScore(1.0, "information requested")

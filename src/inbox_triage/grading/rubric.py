@@ -152,8 +152,8 @@ def _closure(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
         return 0.0, ""
     if missing_for_close(w):
         return 0.0, "closed before the work was done"
-    if t.truth.needs_info and w.info_request is None:
-        return 0.0, "closed without the evidence the case needed"
+    if t.truth.needs_info and not any(m.kind == "reply" for m in w.messages):
+        return 0.0, "closed before the evidence the case needed had arrived"
     return 1.0, ""
 
 

@@ -13,6 +13,9 @@ from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, Mode, Ticket, TicketWork
 
+# Ticket id -> (revision, view): an episode's views, kept by the environment between steps.
+ViewCache = dict[str, tuple[int, dict[str, Any]]]
+
 # Fields every action may carry whatever its type.
 ALWAYS_ALLOWED = frozenset({"action_type", "metadata"})
 
@@ -71,8 +74,8 @@ class ModeView(ABC):
         """Whether the mode's own end condition holds (the step budget is checked elsewhere)."""
 
     @abstractmethod
-    def observe(self, engine: Engine) -> dict[str, Any]:
-        """The mode-specific observation fields."""
+    def observe(self, engine: Engine, views: ViewCache) -> dict[str, Any]:
+        """The mode-specific observation fields (``views`` keeps ticket views between steps)."""
 
     @staticmethod
     def finish(engine: Engine) -> str:
@@ -112,14 +115,15 @@ def messages_view(work: TicketWork) -> list[dict[str, Any]]:
 
 
 def cached_view(
-    engine: Engine, kind: str, ticket: Ticket, build: Callable[[Engine, Ticket], dict[str, Any]]
+    engine: Engine,
+    views: ViewCache,
+    ticket: Ticket,
+    build: Callable[[Engine, Ticket], dict[str, Any]],
 ) -> dict[str, Any]:
-    """A ticket's view, rebuilt only when the ticket's revision moves (one entry per ticket).
-    Callers copy it; the nested lists are shared, so observations are read-only."""
+    """A ticket's view, rebuilt only when the ticket's revision moves (one entry per ticket),
+    returned as a copy; nested lists are shared, so observations are read-only."""
     revision = engine.work(ticket.id).revision
-    cached = engine.memo.get((kind, ticket.id))
-    if cached is not None and cached[0] == revision:  # type: ignore[index]
-        return cached[1]  # type: ignore[index,return-value]
-    view = build(engine, ticket)
-    engine.memo[(kind, ticket.id)] = (revision, view)
-    return view
+    cached = views.get(ticket.id)
+    if cached is None or cached[0] != revision:
+        cached = views[ticket.id] = (revision, build(engine, ticket))
+    return dict(cached[1])

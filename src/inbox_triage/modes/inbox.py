@@ -6,15 +6,17 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, Ticket
-from inbox_triage.modes.base import ModeView, cached_view, messages_view, ticket_id_of
+from inbox_triage.modes.base import (
+    ModeView,
+    ViewCache,
+    cached_view,
+    messages_view,
+    ticket_id_of,
+)
 
 
 def ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
-    """The ticket as the agent sees it; rebuilt only when its revision moves."""
-    return dict(cached_view(engine, "ticket_view", ticket, _ticket_view))
-
-
-def _ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
+    """The ticket as the agent sees it."""
     work = engine.work(ticket.id)
     return {
         "ticket_id": ticket.id,
@@ -107,10 +109,10 @@ class InboxMode(ModeView):
     def is_done(self, engine: Engine) -> bool:
         return engine.state.finished
 
-    def observe(self, engine: Engine) -> dict[str, Any]:
+    def observe(self, engine: Engine, views: ViewCache) -> dict[str, Any]:
         capped = engine.state.queue_remaining
         return {
-            "tickets": [ticket_view(engine, t) for t in engine.visible()],
+            "tickets": [cached_view(engine, views, t, ticket_view) for t in engine.visible()],
             "escalation_budget_remaining": engine.state.escalation_budget,
             "team_queue_remaining": {q: capped[q] for q in engine.org.queues if q in capped},
         }

@@ -6,7 +6,13 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, Ticket
-from inbox_triage.modes.base import ModeView, cached_view, messages_view, ticket_id_of
+from inbox_triage.modes.base import (
+    ModeView,
+    ViewCache,
+    cached_view,
+    messages_view,
+    ticket_id_of,
+)
 
 
 def email_header(engine: Engine, ticket: Ticket) -> dict[str, Any]:
@@ -24,11 +30,7 @@ def email_header(engine: Engine, ticket: Ticket) -> dict[str, Any]:
 
 
 def email_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
-    """The full email; rebuilt only when its ticket changes (its revision moves)."""
-    return dict(cached_view(engine, "email_view", ticket, _email_view))
-
-
-def _email_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
+    """The full email as the agent sees it."""
     return {
         **email_header(engine, ticket),
         "customer_name": ticket.customer.name,
@@ -116,13 +118,13 @@ class TriageMode(ModeView):
         far = 10**9
         return min(pending, key=lambda t: (engine.visible_deadline(t.id) or far, t.id))
 
-    def observe(self, engine: Engine) -> dict[str, Any]:
+    def observe(self, engine: Engine, views: ViewCache) -> dict[str, Any]:
         state = engine.state
         current = self.current_email(engine)
         capped = state.queue_remaining
         return {
-            "current_email": email_view(engine, current) if current else None,
-            "inbox": [email_view(engine, t) for t in engine.visible()],
+            "current_email": cached_view(engine, views, current, email_view) if current else None,
+            "inbox": [cached_view(engine, views, t, email_view) for t in engine.visible()],
             "processed": [t for t in engine.visible_ids() if state.work[t].processed],
             "escalation_budget_remaining": state.escalation_budget,
             "team_queue_remaining": {q: capped[q] for q in engine.org.queues if q in capped},

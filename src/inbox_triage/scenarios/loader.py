@@ -53,11 +53,11 @@ class TaskInfo:
     version: int
 
 
-def _data() -> Traversable:
+def data_root() -> Traversable:
     return resources.files("inbox_triage.scenarios") / "data"
 
 
-def _versions(folder: Traversable) -> dict[str, dict[int, Traversable]]:
+def versions_in(folder: Traversable) -> dict[str, dict[int, Traversable]]:
     found: dict[str, dict[int, Traversable]] = {}
     for entry in folder.iterdir():
         match = _VERSIONED.match(entry.name)
@@ -67,9 +67,9 @@ def _versions(folder: Traversable) -> dict[str, dict[int, Traversable]]:
 
 
 def _pick(folder: Traversable, name: str, version: int | None, kind: str) -> Traversable:
-    versions = _versions(folder).get(name)
+    versions = versions_in(folder).get(name)
     if not versions:
-        known = sorted(_versions(folder))
+        known = sorted(versions_in(folder))
         raise ScenarioError(f"unknown {kind} {name!r} (known: {', '.join(known)})")
     if version is None:
         return versions[max(versions)]
@@ -78,7 +78,7 @@ def _pick(folder: Traversable, name: str, version: int | None, kind: str) -> Tra
     return versions[version]
 
 
-def _read_yaml(entry: Traversable) -> dict:
+def read_yaml(entry: Traversable) -> dict:
     data = yaml.safe_load(entry.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise ScenarioError(f"{entry.name}: expected a mapping at the top level")
@@ -88,15 +88,15 @@ def _read_yaml(entry: Traversable) -> dict:
 @cache
 def load_policy(name: str = "support_policy", version: int | None = None) -> Policy:
     """The policy's rules (YAML) with its text (the markdown file of the same name)."""
-    entry = _pick(_data() / "policies", name, version, "policy")
-    text_entry = _data() / "policies" / entry.name.replace(".yaml", ".md")
-    return Policy(**_read_yaml(entry), text=text_entry.read_text(encoding="utf-8"))
+    entry = _pick(data_root() / "policies", name, version, "policy")
+    text_entry = data_root() / "policies" / entry.name.replace(".yaml", ".md")
+    return Policy(**read_yaml(entry), text=text_entry.read_text(encoding="utf-8"))
 
 
 @cache
 def load_org(name: str, version: int | None = None) -> OrgProfile:
-    entry = _pick(_data() / "orgs", name, version, "org profile")
-    data = _read_yaml(entry)
+    entry = _pick(data_root() / "orgs", name, version, "org profile")
+    data = read_yaml(entry)
     data.pop("version", None)
     return OrgProfile(**data)
 
@@ -117,9 +117,9 @@ def _split_id(task_id: str) -> tuple[str, str, int | None]:
 def load_task(task_id: str) -> Scenario:
     """Parses and validates one fixed task into a :class:`Scenario`."""
     mode, name, version = _split_id(task_id)
-    entry = _pick(_data() / "tasks" / mode, name, version, f"{mode} task")
+    entry = _pick(data_root() / "tasks" / mode, name, version, f"{mode} task")
     try:
-        task = TaskFile(**_read_yaml(entry))
+        task = TaskFile(**read_yaml(entry))
         return Scenario(
             id=task.id,
             version=task.version,
@@ -142,7 +142,7 @@ def fixed_task_ids(mode: str | None = None) -> list[str]:
     for each in MODES:
         if mode is not None and each != mode:
             continue
-        names = _versions(_data() / "tasks" / each)
+        names = versions_in(data_root() / "tasks" / each)
         ids.extend(f"{each}/{name}" for name in sorted(names, key=_difficulty_order))
     return ids
 

@@ -180,6 +180,8 @@ def _check_row(row: ImportRow, org: OrgProfile) -> None:
         ("escalate_to", row.escalate_to, org.escalation_targets),
         ("resolution", row.resolution, org.resolution_codes),
     ]
+    if org.categories and row.category is None:  # triage mode decides a category for each
+        raise ValueError(f"field 'category': is required; one of {list(org.categories)}")
     checks += [(f, v, allowed) for f, v, allowed in optional if v is not None]
     checks += [("tags", tag, org.tags) for tag in row.tags]
     for field, value, allowed in checks:
@@ -257,6 +259,7 @@ def _write_atomically(out: Path, text: str) -> None:
     staging = Path(tempfile.mkdtemp(prefix=".pack-", dir=parent))
     try:
         (staging / PACK_FILE).write_text(text, encoding="utf-8")
+        staging.chmod(0o755)  # mkdtemp makes it private; a pack is for sharing
         if out.exists():
             shutil.rmtree(out)
         os.replace(staging, out)
@@ -288,11 +291,14 @@ def load_pack(path: str | Path) -> Pack:
 def pack_scenario(mode: Mode, path: str, seed: int = 0, size: int | None = None) -> Scenario:
     """An episode over a pack: ``size`` tickets drawn by ``seed`` (one in ticket mode)."""
     pack = load_pack(path)
-    size = DEFAULT_SIZES[mode] if size is None else size
+    size = min(DEFAULT_SIZES[mode], len(pack.tickets)) if size is None else size
     if mode == "ticket":
         size = 1
-    if size < 1:
-        raise ScenarioError(f"size must be at least 1, not {size}")
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= len(pack.tickets):
+        raise ScenarioError(
+            f"size must be a whole number from 1 to {len(pack.tickets)} (the pack's tickets), "
+            f"not {size!r}"
+        )
     rng = random.Random(f"pack|{pack.name}|{mode}|{seed}")
     chosen = rng.sample(pack.tickets, min(size, len(pack.tickets)))
     tickets = tuple(_for_mode(mode, t) for t in chosen)

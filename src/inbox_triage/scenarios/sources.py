@@ -42,8 +42,12 @@ def resolve_task_id(task: str | None = None, mode: str | None = None) -> str:
         raise ScenarioError(f"mode {mode!r} is not one of {', '.join(MODES)}")
     if task is None:
         return f"{mode}/{GENERATED}" if mode else DEFAULT_TASK
-    if task.startswith(PACK_PREFIX):  # a pack needs a mode: pack:PATH with mode=...
-        return f"{mode or 'triage'}/{task}"
+    if task.startswith(PACK_PREFIX):
+        if mode is None:
+            raise ScenarioError(
+                f"a pack plays in a mode: say triage/{task}, ticket/{task} or inbox/{task}"
+            )
+        return f"{mode}/{task}"
     if "/" in task:
         if mode is not None and not task.startswith(mode + "/"):
             raise ScenarioError(f"task {task!r} is not a {mode} task")

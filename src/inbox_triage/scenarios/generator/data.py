@@ -12,7 +12,13 @@ from inbox_triage.scenarios.generator.schema import (
     SituationFile,
     template_slots,
 )
-from inbox_triage.scenarios.loader import ScenarioError, _data, _read_yaml, _versions, load_org
+from inbox_triage.scenarios.loader import (
+    ScenarioError,
+    data_root,
+    load_org,
+    read_yaml,
+    versions_in,
+)
 
 # The default org profile, seen through each mode's vocabulary.
 MODE_ORGS = {"triage": "email_triage", "ticket": "support_triage", "inbox": "inbox_ops"}
@@ -58,12 +64,12 @@ def _check_vocabulary(situation: Situation) -> None:
 @cache
 def load_situations() -> tuple[Situation, ...]:
     """Every situation, newest version of each file, checked; ids must be unique."""
-    folder = _data() / "generator" / "situations"
+    folder = data_root() / "generator" / "situations"
     found: list[Situation] = []
-    for name, versions in sorted(_versions(folder).items()):
+    for name, versions in sorted(versions_in(folder).items()):
         entry = versions[max(versions)]
         try:
-            parsed = SituationFile(**_read_yaml(entry))
+            parsed = SituationFile(**read_yaml(entry))
         except ValueError as exc:
             raise ScenarioError(
                 f"generator/situations/{entry.name} ({name}) does not validate:\n{exc}"
@@ -75,11 +81,15 @@ def load_situations() -> tuple[Situation, ...]:
         raise ScenarioError(f"duplicate situation ids: {sorted(duplicates)}")
     for situation in found:
         _check_vocabulary(situation)
+        if situation.looks_like is not None and situation.looks_like not in ids:
+            raise ScenarioError(
+                f"situation {situation.id}: looks_like {situation.looks_like!r} is not a situation"
+            )
     return tuple(found)
 
 
 @cache
 def load_entities() -> EntityPools:
-    folder = _data() / "generator"
-    entry = _versions(folder)["entities"]
-    return EntityPools(**_read_yaml(entry[max(entry)]))
+    folder = data_root() / "generator"
+    entry = versions_in(folder)["entities"]
+    return EntityPools(**read_yaml(entry[max(entry)]))

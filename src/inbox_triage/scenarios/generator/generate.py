@@ -42,8 +42,8 @@ MINUTES_PER_STEP = {"triage": 10, "ticket": 5, "inbox": 5}
 class GenConfig:
     """Difficulty knobs. Rates are probabilities in [0, 1]."""
 
-    size: int = 8
-    ambiguity: float = 0.1
+    size: int = 10
+    ambiguity: float = 0.15
     adversarial_rate: float = 0.1
     sla_tightness: float = 0.5
     capacity_pressure: float = 0.5
@@ -52,13 +52,16 @@ class GenConfig:
     duplicate_rate: float = 0.05
 
     def __post_init__(self) -> None:
-        if not 1 <= self.size <= MAX_SIZE:
-            raise ScenarioError(f"size must be between 1 and {MAX_SIZE}, not {self.size}")
+        size = self.size
+        if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_SIZE:
+            raise ScenarioError(f"size must be a whole number from 1 to {MAX_SIZE}, not {size!r}")
         for f in fields(self):
             if f.name != "size":
                 value = getattr(self, f.name)
-                if not 0.0 <= value <= 1.0:
-                    raise ScenarioError(f"{f.name} must be between 0 and 1, not {value}")
+                ok = isinstance(value, int | float) and not isinstance(value, bool)
+                if not ok or not 0.0 <= value <= 1.0:
+                    raise ScenarioError(f"{f.name} must be a number from 0 to 1, not {value!r}")
+                object.__setattr__(self, f.name, float(value))
 
     def with_overrides(self, **overrides: Any) -> GenConfig:
         known = {f.name for f in fields(self)}
@@ -71,6 +74,7 @@ class GenConfig:
 
 
 PRESETS: dict[str, GenConfig] = {
+    "medium": GenConfig(),
     "easy": GenConfig(
         size=5,
         ambiguity=0.0,
@@ -80,16 +84,6 @@ PRESETS: dict[str, GenConfig] = {
         arrival_rate=0.0,
         texture_rate=0.15,
         duplicate_rate=0.0,
-    ),
-    "medium": GenConfig(
-        size=10,
-        ambiguity=0.15,
-        adversarial_rate=0.1,
-        sla_tightness=0.5,
-        capacity_pressure=0.5,
-        arrival_rate=0.2,
-        texture_rate=0.3,
-        duplicate_rate=0.05,
     ),
     "hard": GenConfig(
         size=16,
@@ -141,17 +135,20 @@ def _pool(split: str) -> EntityPools:
     def cut(items: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(items[k::3])
 
-    return every.model_copy(
-        update={
-            "first_names": cut(every.first_names),
-            "last_names": cut(every.last_names),
-            "companies": cut(every.companies),
-            "cities": cut(every.cities),
-            "features": cut(every.features),
-            "signatures": cut(every.signatures),
-            "injections": cut(every.injections),
-        }
+    split_lists = (
+        "first_names",
+        "last_names",
+        "companies",
+        "cities",
+        "features",
+        "signatures",
+        "injections",
+        "follow_ups",
+        "generic_reveals",
+        "secret_compliance",
+        "reopen_messages",
     )
+    return every.model_copy(update={name: cut(getattr(every, name)) for name in split_lists})
 
 
 def _families(situation: Situation, split: str) -> tuple[Family, ...]:
@@ -374,6 +371,7 @@ class _Draft:
     ticket: dict[str, Any]
     truth: Truth
     slots: dict[str, str]
+    original: int | None = None
 
 
 def _draft(
@@ -390,13 +388,13 @@ def _draft(
         injection = rng.choice(pool.injections)
         body = body.rstrip() + "\n\n" + injection
     tier = rng.choice(situation.tiers) if situation.sender == "customer" else "standard"
-    reply = None
-    if situation.reveal is not None:
-        bodies = situation.reveal.bodies
-        text = bodies[family_index % len(bodies)] if len(bodies) > 1 else bodies[0]
-        if split != "train" and len(bodies) == len(situation.families):
-            text = bodies[_SPLIT_INDEX[split]]
-        reply = CustomerReply(body=_fill(text, slots), delay_minutes=situation.reveal.delay_minutes)
+    global_family = _SPLIT_INDEX[split] if split != "train" else 2 + family_index
+    reply = CustomerReply(
+        body=_answer(rng, situation, global_family, slots, pool),
+        delay_minutes=situation.reveal.delay_minutes if situation.reveal else 20,
+    )
+    if rng.random() < config.texture_rate / 3:
+        body = _second_issue(rng, body, situation, split, slots)
     ticket = {
         "sender": slots["email"],
         "customer": Customer(
@@ -413,6 +411,46 @@ def _draft(
         "follow_up": _fill(situation.follow_up, slots) if situation.follow_up else None,
     }
     return _Draft(situation, ticket, _truth(mode, situation, tier, slots, duplicate=False), slots)
+
+
+def _answer(
+    rng: random.Random,
+    situation: Situation,
+    global_family: int,
+    slots: dict[str, str],
+    pool: EntityPools,
+) -> str:
+    """What the customer writes back when asked: the situation's own reveal (one per family, so
+    splits stay apart), or the evidence the case needs with a reference to look up."""
+    if situation.reveal is not None:
+        bodies = situation.reveal.bodies
+        return _fill(bodies[global_family % len(bodies)], slots)
+    wanted = situation.handling.info_keywords[:2] or ("details",)
+    reference = rng.choice((slots["order_id"], slots["invoice_id"], slots["account_id"]))
+    return (
+        _fill(rng.choice(pool.generic_reveals), slots)
+        + " I have attached the "
+        + " and the ".join(wanted)
+        + f"; the reference is {reference}."
+    )
+
+
+def _second_issue(
+    rng: random.Random, body: str, situation: Situation, split: str, slots: dict[str, str]
+) -> str:
+    """A second, smaller matter in the same email: a P.S. from another situation's wording."""
+    others = [s for s in _eligible_all() if s.id != situation.id and s.sender == "customer"]
+    if situation.sender != "customer" or not others:
+        return body
+    other = rng.choice(others)
+    sentences = _fill(rng.choice(_families(other, split)).bodies[0], slots).split(". ")
+    extra = max(sentences[:3], key=len).strip().rstrip(".")
+    return body.rstrip() + f"\n\nP.S. Unrelated, but while I'm writing: {extra}."
+
+
+@cache
+def _eligible_all() -> tuple[Situation, ...]:
+    return load_situations()
 
 
 def _duplicate(rng: random.Random, mode: Mode, original: _Draft, split: str) -> _Draft:
@@ -449,28 +487,49 @@ def _schedule(
     rng: random.Random, mode: Mode, config: GenConfig, drafts: list[_Draft]
 ) -> list[tuple[int, int]]:
     """(received_minutes_ago, arrives_at) per draft, feasible in true-deadline order."""
-    policy = load_policy()
     step = MINUTES_PER_STEP[mode]
     total = sum(_steps_per_ticket(mode, d.truth) for d in drafts) * step
     times: list[tuple[int, int]] = []
-    for draft in drafts:
-        sla = policy.sla_for(draft.truth.priority, draft.ticket["customer"].tier)
+    for _ in drafts:
         arrives = 0
         if len(drafts) > 1 and rng.random() < config.arrival_rate:
             arrives = rng.randrange(step, max(step + 1, int(total * 0.5)))
-        if arrives:
-            age = 0
-        elif sla is None:
-            age = rng.randrange(5, 600)
-        else:
-            age = int(sla * rng.uniform(0.05, 0.05 + 0.9 * config.sla_tightness))
+        # How long mail has waited says nothing about what it is: every ticket draws its age
+        # from one range (tighter difficulty, older mail); feasibility then trims what must be.
+        age = 0 if arrives else int(rng.uniform(5, 30 + 400 * config.sla_tightness))
         times.append((age, arrives))
     return _make_feasible(mode, drafts, times)
 
 
+def _after_originals(drafts: list[_Draft], times: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A customer's second message is received after their first (only ever later, which
+    leaves its deadline as feasible as it was)."""
+    out = list(times)
+    for i, draft in enumerate(drafts):
+        if draft.original is None:
+            continue
+        age_o, arrives_o = out[draft.original]
+        age_d, arrives_d = out[i]
+        first_received = arrives_o - age_o
+        if arrives_d - age_d <= first_received:
+            if arrives_d > first_received:
+                out[i] = (arrives_d - first_received - 1, arrives_d)
+            else:
+                out[i] = (0, first_received + 1)
+    return out
+
+
 def _first_response_step(mode: Mode, truth: Truth) -> int:
-    """Which of the oracle's actions on a ticket is its first response (0 = the first)."""
-    return 1 if mode == "inbox" and not truth.needs_info else 0
+    """Which of the oracle's actions on a ticket is its first response (0 = the first): asking
+    for information answers at once; otherwise inbox mode responds after classifying, and
+    ticket mode only when it closes."""
+    if truth.needs_info:
+        return 0
+    if mode == "inbox":
+        return 1
+    if mode == "ticket":
+        return _steps_per_ticket(mode, truth) - 1
+    return 0
 
 
 def _make_feasible(
@@ -483,7 +542,10 @@ def _make_feasible(
     ages = [age for age, _ in times]
     arrivals = [arrives for _, arrives in times]
     slas = [policy.sla_for(d.truth.priority, d.ticket["customer"].tier) for d in drafts]
-    for _ in range(4 * len(drafts) + 4):
+    for _ in range(50 * len(drafts) + 10):
+        ordered = _after_originals(drafts, list(zip(ages, arrivals, strict=True)))
+        ages = [age for age, _ in ordered]
+        arrivals = [arrives for _, arrives in ordered]
         deadlines = [
             None if sla is None else arrivals[i] - ages[i] + sla for i, sla in enumerate(slas)
         ]
@@ -491,8 +553,11 @@ def _make_feasible(
         clock, late = 0, False
         while remaining:
             ready = [i for i in remaining if arrivals[i] <= clock]
-            if not ready:  # idle: triage skips ahead; inbox spends a finish step doing so
-                clock = min(arrivals[i] for i in remaining) + (step if mode == "inbox" else 0)
+            if not ready:
+                # Idle. An episode starts when its first mail arrives; later, triage mode skips
+                # ahead and inbox mode spends a finish step doing so.
+                waited = step if mode == "inbox" and len(remaining) < len(drafts) else 0
+                clock = min(arrivals[i] for i in remaining) + waited
                 continue
             i = min(ready, key=lambda j: (deadlines[j] is None, deadlines[j] or 0, j))
             remaining.remove(i)
@@ -506,8 +571,8 @@ def _make_feasible(
                 late = True
             clock += _steps_per_ticket(mode, drafts[i].truth) * step
         if not late:
-            break
-    return [(ages[i], arrivals[i]) for i in range(len(drafts))]
+            return [(ages[i], arrivals[i]) for i in range(len(drafts))]
+    raise ScenarioError("could not schedule this inbox so that every deadline can be met")
 
 
 # ------------------------------------------------------------------------------- assembly
@@ -527,13 +592,12 @@ def generate(
     if not isinstance(seed, int) or seed < 0:
         raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}")
     config = config_for(mode, difficulty, **overrides)
-    rng = random.Random(
-        f"inbox-triage|{mode}|{split}|{difficulty}|{sorted(overrides.items())}|{seed}"
-    )
-    return build(mode, split, difficulty, seed, config, rng)
+    # Keyed on the resolved knobs, so `size=10` on medium is medium, and 1 is 1.0.
+    rng = random.Random(f"inbox-triage|{mode}|{split}|{config}|{seed}")
+    return _build(mode, split, difficulty, seed, config, rng)
 
 
-def build(
+def _build(
     mode: Mode, split: str, difficulty: str, seed: int, config: GenConfig, rng: random.Random
 ) -> Scenario:
     drafts: list[_Draft] = []
@@ -546,7 +610,9 @@ def build(
             and draft.situation.sender == "customer"
             and rng.random() < config.duplicate_rate
         ):
-            drafts.append(_duplicate(rng, mode, draft, split))
+            duplicate = _duplicate(rng, mode, draft, split)
+            duplicate.original = len(drafts) - 1
+            drafts.append(duplicate)
     times = _schedule(rng, mode, config, drafts)
     prefix = {"triage": "E", "ticket": "TCK-", "inbox": "T-"}[mode]
     start = rng.randrange(100, 900)
@@ -595,6 +661,13 @@ def settings_for(
     budget, with less to spare as ``capacity_pressure`` rises (1.0: exactly what is needed)."""
     oracle_steps = sum(_steps_per_ticket(mode, t.truth) for t in tickets) + (
         1 if mode == "inbox" else 0
+    )
+    # An agent that waits for each answer it needs must be able to afford the wait.
+    step = MINUTES_PER_STEP[mode]
+    oracle_steps += sum(
+        math.ceil((t.customer_reply.delay_minutes if t.customer_reply else 20) / step)
+        for t in tickets
+        if t.truth.needs_info
     )
     slack = max(2, math.ceil(oracle_steps * (0.5 - 0.35 * capacity_pressure)))
     needed: dict[str, int] = {}

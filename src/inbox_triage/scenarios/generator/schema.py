@@ -92,7 +92,6 @@ class Situation(BaseModel):
     modes: tuple[Mode, ...] = ("triage", "ticket", "inbox")
     sender: SenderKind = "customer"
     tiers: tuple[str, ...] = ("standard", "premium", "vip", "enterprise")
-    tones: tuple[str, ...] = ("neutral",)
     ambiguous: bool = Field(
         default=False, description="reads like another situation until the customer answers"
     )
