@@ -5,7 +5,8 @@ from __future__ import annotations
 import inbox_triage
 
 EXPECTED = {
-    "AGENTS", "ComponentScore", "Grade", "InboxTriageEnv", "Scenario", "TriageAction",
+    "AGENTS", "InboxTriageClient", "ComponentScore", "Grade", "InboxTriageEnv", "Scenario",
+    "TriageAction",
     "TriageObservation", "TriageState", "__version__", "check_environment", "evaluate",
     "fixed_task_ids", "load_task", "make_agent", "run_episode", "generate", "Curriculum",
 }

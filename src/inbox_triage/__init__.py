@@ -20,6 +20,7 @@ _LAZY = {
     "make_agent": "inbox_triage.agents",
     "Scenario": "inbox_triage.domain",
     "InboxTriageEnv": "inbox_triage.env",
+    "InboxTriageClient": "inbox_triage.client",
     "check_environment": "inbox_triage.evaluation",
     "evaluate": "inbox_triage.evaluation",
     "run_episode": "inbox_triage.evaluation",
@@ -36,6 +37,7 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from inbox_triage.agents import AGENTS, make_agent
+    from inbox_triage.client import InboxTriageClient
     from inbox_triage.domain import Scenario
     from inbox_triage.env import InboxTriageEnv
     from inbox_triage.evaluation import check_environment, evaluate, run_episode
@@ -60,6 +62,7 @@ __all__ = [
     "ComponentScore",
     "Curriculum",
     "Grade",
+    "InboxTriageClient",
     "InboxTriageEnv",
     "Scenario",
     "TriageAction",

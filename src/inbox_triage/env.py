@@ -32,6 +32,14 @@ def action_error_dict(exc: ValidationError) -> dict[str, Any]:
     return {"field": field, "message": message}
 
 
+class ActionRefused(ValueError):
+    """An action the episode refused, with the field, message and allowed values."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(_describe(error))
+        self.error = error
+
+
 class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
     """A support inbox episode in one of three modes, graded in [0, 1] with dense rewards."""
 
@@ -88,14 +96,19 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
 
     def step(
-        self, action: TriageAction | dict[str, Any], timeout_s: float | None = None, **kwargs: Any
+        self,
+        action: TriageAction | dict[str, Any],
+        timeout_s: float | None = None,
+        strict: bool = False,
+        **kwargs: Any,
     ) -> TriageObservation:
         """Applies one action.
 
         A refused action (bad shape, value outside the vocabulary, full queue...) is answered in
         ``last_action_error`` and changes nothing: not the tickets, not the budgets, not the
         clock. It still uses up a step of the step budget and costs the invalid-action penalty,
-        so that an agent emitting only garbage ends its episode.
+        so that an agent emitting only garbage ends its episode; with ``strict`` (the HTTP
+        routes) it costs nothing at all and raises :class:`ActionRefused` instead.
         """
         if self._engine is None:
             return self._refuse("call reset() before step()")
@@ -120,6 +133,9 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             error = action_error_dict(exc)
         except ActionError as exc:
             error = exc.as_dict()
+        if error is not None and strict:
+            state.step_count -= 1
+            raise ActionRefused(error)
         if error is not None:
             self._invalid += 1
             engine.incident("invalid_action", f"{error['field']}: {error['message']}")

@@ -1,0 +1,1 @@
+"""The HTTP and WebSocket server (thin: no domain logic here)."""

@@ -1,0 +1,268 @@
+"""The OpenEnv app: WebSocket sessions from OpenEnv, plus session-aware HTTP for scripts.
+
+- ``/ws`` (OpenEnv): one episode per connection; what ``InboxTriageClient`` and training use.
+- ``POST /reset``, ``POST /step``, ``GET /state``, ``GET /grader`` act on an HTTP session named
+  by the ``X-Session-Id`` header or a ``session_id`` field; without one they share a default
+  session, so the seeds' curl and ``requests`` snippets work as written.
+- ``GET /tasks`` lists every task with its mode's action schema and vocabulary; ``/healthz``
+  answers like ``/health``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from openenv.core.env_server.http_server import create_app
+from openenv.core.env_server.types import ConcurrencyConfig
+from pydantic import ValidationError
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.responses import Response
+
+from inbox_triage.env import ActionRefused, InboxTriageEnv
+from inbox_triage.models import TriageAction, TriageObservation, TriageState
+from inbox_triage.scenarios import ScenarioError
+from inbox_triage.server.catalog import task_catalog
+from inbox_triage.server.sessions import DEFAULT_SESSION, SessionError, SessionStore
+
+DEFAULT_PORT = 8000
+DEFAULT_MAX_SESSIONS = 64
+DEFAULT_IDLE_TIMEOUT_S = 900.0
+MAX_BODY_BYTES = 64 * 1024
+RESET_FIELDS = {"task", "task_id", "mode", "split", "difficulty", "seed", "episode_id"}
+
+
+def _error(status: int, field: str, message: str, allowed: Any = None) -> JSONResponse:
+    body: dict[str, Any] = {"field": field, "message": message}
+    if allowed is not None:
+        body["allowed"] = allowed
+    return JSONResponse({"error": body}, status_code=status)
+
+
+class BodyLimit(BaseHTTPMiddleware):
+    """Refuses oversized requests before anything reads them."""
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return _error(413, "body", f"requests may be at most {MAX_BODY_BYTES} bytes")
+        return await call_next(request)
+
+
+async def _json_object(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise SessionError(413, "body", f"requests may be at most {MAX_BODY_BYTES} bytes")
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SessionError(400, "body", f"is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise SessionError(400, "body", "must be a JSON object")
+    return data
+
+
+def _session_id(request: Request, body: dict[str, Any]) -> str:
+    given = (
+        body.pop("session_id", None)
+        or request.headers.get("x-session-id")
+        or (request.query_params.get("session_id"))
+    )
+    if given is None:
+        return DEFAULT_SESSION
+    if not isinstance(given, str):
+        raise SessionError(400, "session_id", "must be a string")
+    return SessionStore.check_id(given)
+
+
+def _payload(observation: TriageObservation, session_id: str) -> dict[str, Any]:
+    data = observation.model_dump(exclude={"reward", "done"})
+    return {
+        "observation": data,
+        "reward": observation.reward,
+        "done": observation.done,
+        "metadata": observation.metadata or None,
+        "session_id": session_id,
+    }
+
+
+def build_app(
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
+    idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
+) -> FastAPI:
+    """The whole server: OpenEnv's app with our session-aware routes in place of its
+    stateless ``/reset``, ``/step`` and ``/state``."""
+    app = create_app(
+        InboxTriageEnv,
+        TriageAction,
+        TriageObservation,
+        env_name="inbox_triage",
+        concurrency_config=ConcurrencyConfig(
+            max_concurrent_envs=max_sessions, session_timeout=idle_timeout_s
+        ),
+        state_cls=TriageState,
+    )
+    replaced = {("/reset", "POST"), ("/step", "POST"), ("/state", "GET")}
+    app.router.routes = [
+        r
+        for r in app.router.routes
+        if not any(
+            getattr(r, "path", None) == p and m in getattr(r, "methods", set()) for p, m in replaced
+        )
+    ]
+    store = SessionStore(InboxTriageEnv, max_sessions, idle_timeout_s)
+    app.state.sessions = store
+    app.add_middleware(BodyLimit)
+
+    @app.exception_handler(SessionError)
+    async def _session_error(_: Request, exc: SessionError) -> JSONResponse:
+        return _error(exc.status, exc.field, exc.message)
+
+    @app.post("/reset", tags=["Sessions"], summary="Start an episode in an HTTP session")
+    async def reset(request: Request) -> JSONResponse:
+        body = await _json_object(request)
+        session_id = _session_id(request, body)
+        unknown = set(body) - RESET_FIELDS - _knob_names()
+        if unknown:
+            return _error(
+                422,
+                sorted(unknown)[0],
+                "is not a reset field",
+                sorted(RESET_FIELDS | _knob_names()),
+            )
+        session = store.get(session_id, create=True)
+        with session.lock:
+            try:
+                observation = session.env.reset(**body)
+            except ScenarioError as exc:
+                return _error(422, "task", str(exc))
+            except TypeError as exc:
+                return _error(422, "body", str(exc))
+        return JSONResponse(_payload(observation, session_id))
+
+    @app.post("/step", tags=["Sessions"], summary="Take an action in an HTTP session")
+    async def step(request: Request) -> JSONResponse:
+        body = await _json_object(request)
+        session_id = _session_id(request, body)
+        # OpenEnv's shape {"action": {...}} or the seeds' bare action object.
+        action = body["action"] if isinstance(body.get("action"), dict) else body
+        session = store.get(session_id, create=False)
+        with session.lock:
+            env = session.env
+            if env.scenario is None:
+                return _error(409, "episode", "call /reset before /step")
+            if env.done:
+                return _error(409, "episode", "the episode has ended; call /reset")
+            try:
+                TriageAction.model_validate(action)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                field = ".".join(str(p) for p in first["loc"]) or "action"
+                allowed = (
+                    sorted(TriageAction.model_fields)
+                    if first["type"] == ("extra_forbidden")
+                    else None
+                )
+                return _error(422, field, first["msg"], allowed)
+            try:
+                observation = env.step(action, strict=True)
+            except ActionRefused as exc:
+                e = exc.error
+                return _error(422, e["field"], e["message"], e.get("allowed"))
+        return JSONResponse(_payload(observation, session_id))
+
+    @app.get("/state", tags=["Sessions"], summary="The session's state (never the truth)")
+    async def state(request: Request) -> JSONResponse:
+        session = store.get(_session_id(request, {}), create=False)
+        return JSONResponse(session.env.state.model_dump())
+
+    @app.get("/grader", tags=["Sessions"], summary="The session's current grade")
+    async def grader(request: Request) -> JSONResponse:
+        session_id = _session_id(request, {})
+        env = store.get(session_id, create=False).env
+        if env.scenario is None:
+            return _error(409, "episode", "call /reset first")
+        grade = env.grade()
+        return JSONResponse(
+            {
+                "session_id": session_id,
+                "task_id": env.scenario.id,
+                "score": round(grade.value, 6),
+                "done": env.done,
+                "penalties": round(env.penalties, 6),
+                "total_reward": round(env.total_reward, 6),
+                "components": grade.as_dict()["components"],
+            }
+        )
+
+    @app.post("/sessions", tags=["Sessions"], summary="Open a new HTTP session")
+    async def open_session() -> JSONResponse:
+        session_id = store.new_id()
+        store.get(session_id, create=True)
+        return JSONResponse({"session_id": session_id}, status_code=201)
+
+    @app.delete("/sessions/{session_id}", tags=["Sessions"], summary="Close an HTTP session")
+    async def close_session(session_id: str) -> JSONResponse:
+        SessionStore.check_id(session_id)
+        if not store.close(session_id):
+            return _error(404, "session_id", f"unknown session {session_id!r}")
+        return JSONResponse({"closed": session_id})
+
+    @app.get("/tasks", tags=["Tasks"], summary="Every task with its action schema and vocabulary")
+    async def tasks() -> JSONResponse:
+        return JSONResponse(task_catalog())
+
+    @app.get("/healthz", tags=["Health"], summary="Health check (as /health)")
+    async def healthz() -> JSONResponse:
+        return JSONResponse({"status": "healthy", "http_sessions": len(store)})
+
+    return app
+
+
+def _knob_names() -> set[str]:
+    from dataclasses import fields
+
+    from inbox_triage.scenarios.generator import GenConfig
+
+    return {f.name for f in fields(GenConfig)}
+
+
+def _settings_from_env() -> tuple[int, float | None]:
+    max_sessions = int(os.environ.get("INBOX_TRIAGE_MAX_SESSIONS", DEFAULT_MAX_SESSIONS))
+    timeout = os.environ.get("INBOX_TRIAGE_IDLE_TIMEOUT_S", str(DEFAULT_IDLE_TIMEOUT_S))
+    return max_sessions, (float(timeout) if float(timeout) > 0 else None)
+
+
+def app_from_env() -> FastAPI:
+    """For ``uvicorn inbox_triage.server.app:app_from_env --factory``."""
+    return build_app(*_settings_from_env())
+
+
+def serve(
+    host: str = "0.0.0.0",
+    port: int | None = None,
+    max_sessions: int | None = None,
+    idle_timeout_s: float | None = None,
+) -> None:
+    env_sessions, env_timeout = _settings_from_env()
+    port = port or int(os.environ.get("PORT", DEFAULT_PORT))
+    app = build_app(
+        max_sessions or env_sessions,
+        env_timeout if idle_timeout_s is None else (idle_timeout_s or None),
+    )
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def main() -> None:
+    """The ``server`` script (OpenEnv's convention): serve on $PORT (8000 by default)."""
+    serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""The task listing served at /tasks: ids, modes, action schemas and vocabularies, no truth."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from inbox_triage.domain import Engine
+from inbox_triage.modes import MODE_VIEWS
+from inbox_triage.scenarios import fixed_task_ids, load_task
+from inbox_triage.scenarios.generator import PRESETS, SPLITS, generate
+from inbox_triage.scenarios.sources import generated_task_ids
+
+
+@cache
+def task_catalog() -> dict[str, Any]:
+    tasks: list[dict[str, Any]] = []
+    for task_id in [*fixed_task_ids(), *generated_task_ids()]:
+        mode = task_id.split("/", 1)[0]
+        generated = task_id.endswith("/generated")
+        scenario = generate(mode, "train", "medium", 0) if generated else load_task(task_id)  # type: ignore[arg-type]
+        view = MODE_VIEWS[mode]
+        entry: dict[str, Any] = {
+            "task_id": task_id,
+            "mode": mode,
+            "title": "Generated episodes" if generated else scenario.title,
+            "difficulty": "any" if generated else scenario.difficulty,
+            "objective": scenario.objective,
+            "tickets": None if generated else len(scenario.tickets),
+            "action_schema": view.schema(),
+            "vocabulary": view.vocabulary(Engine(scenario)),
+        }
+        if generated:
+            entry["reset_options"] = {
+                "split": list(SPLITS),
+                "difficulty": list(PRESETS),
+                "seed": "any non-negative integer",
+            }
+        tasks.append(entry)
+    return {"tasks": tasks, "default_task": "triage/easy"}
