@@ -1,4 +1,4 @@
-"""The `inbox-triage` command line: eval, check, tasks, import."""
+"""The `inbox-triage` command line: eval, check, tasks, import, serve."""
 
 from __future__ import annotations
 
@@ -223,6 +223,35 @@ def import_command(
     console.print(f"wrote {written}: {len(pack.tickets)} tickets for {escape(pack.org.name)}")
     for mode in MODES:
         console.print(f"  play it: inbox-triage eval --tasks {mode}/pack:{out}")
+
+
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "0.0.0.0",
+    port: Annotated[
+        int | None, typer.Option(help="Port (default $PORT or 8000; 7860 for HF Spaces).")
+    ] = None,
+    max_sessions: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Concurrent sessions, WebSocket and HTTP each (default "
+            "$INBOX_TRIAGE_MAX_SESSIONS or 64).",
+        ),
+    ] = None,
+    idle_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="Close sessions idle this many seconds; 0 never (default "
+            "$INBOX_TRIAGE_IDLE_TIMEOUT_S or 900).",
+        ),
+    ] = None,
+) -> None:
+    """Serve the environment over HTTP and WebSocket (OpenEnv)."""
+    from inbox_triage.server.app import serve
+
+    serve(host=host, port=port, max_sessions=max_sessions, idle_timeout_s=idle_timeout)
 
 
 @app.command("tasks")

@@ -96,7 +96,7 @@ class TriageObservation(Observation):
 
 
 class TriageState(State):
-    """Episode state as the agent may see it: its own decisions and the budgets, never the truth."""
+    """Episode state as the agent may see it: its own decisions and the budgets, no answers."""
 
     task_id: str = ""
     mode: str = ""

@@ -177,7 +177,7 @@ def build_app(
                 return _error(422, e["field"], e["message"], e.get("allowed"))
         return JSONResponse(_payload(observation, session_id))
 
-    @app.get("/state", tags=["Sessions"], summary="The session's state (never the truth)")
+    @app.get("/state", tags=["Sessions"], summary="The session's state (its decisions and budgets)")
     async def state(request: Request) -> JSONResponse:
         session = store.get(_session_id(request, {}), create=False)
         return JSONResponse(session.env.state.model_dump())

@@ -1,0 +1,141 @@
+"""Session-aware HTTP, in-process (ASGI): the seeds' flows, isolation, bad input, capacity."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from inbox_triage.agents import make_agent
+from inbox_triage.scenarios import fixed_task_ids
+from inbox_triage.server.app import build_app
+
+HACKED = {"email_id": "e001", "priority": "urgent", "category": "customer_complaint",
+          "route_to": "support_tier2", "summary": "Account hacked, needs immediate lock.",
+          "flag_review": True, "reply_draft": "We are securing your account immediately."}
+TRUTH_MARKERS = ("truth", "required_facts", "summary_facts", "info_keywords", "needs_info")
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return TestClient(build_app(max_sessions=8))
+
+
+def test_email_triage_seed_flow(client):
+    obs = client.post("/reset").json()["observation"]  # requests.post(f"{BASE_URL}/reset")
+    assert obs["task_id"] == "triage/easy"
+    result = client.post("/step", json=HACKED).json()  # requests.post(..., json=action)
+    assert result["reward"] > 0 and result["session_id"] == "default"
+
+
+def test_support_inbox_ops_seed_curl_flow(client):
+    reset = client.post("/reset", json={"task_id": "medium_billing_bug_mix"})
+    assert reset.json()["observation"]["task_id"] == "inbox/medium_billing_bug_mix"
+    step = client.post("/step", json={"action_type": "classify_ticket", "ticket_id": "T-210",
+                                      "priority": "high", "queue": "billing"})
+    assert step.status_code == 200
+    grader = client.get("/grader").json()
+    assert 0 < grader["score"] < 1 and "routing" in grader["components"]
+    tasks = client.get("/tasks").json()["tasks"]
+    inbox = next(t for t in tasks if t["task_id"] == "inbox/medium_billing_bug_mix")
+    assert "classify_ticket" in inbox["action_schema"]
+    assert "billing_review" in inbox["vocabulary"]["templates"]
+    assert {t["task_id"] for t in tasks} >= set(fixed_task_ids())
+    assert client.get("/healthz").json()["status"] == "healthy"
+
+
+def test_openenv_shaped_step_and_ticket_mode(client):
+    client.post("/reset", json={"task": "ticket/easy_password_reset"})
+    result = client.post("/step", json={"action": {"action_type": "set_priority",
+                                                   "value": "medium"}})
+    assert result.status_code == 200
+    assert result.json()["observation"]["priority"] == "medium"
+
+
+def test_sessions_are_isolated(client):
+    a = client.post("/reset", json={"session_id": "alice", "task": "triage/easy"}).json()
+    b = client.post("/reset", headers={"X-Session-Id": "bob"},
+                    json={"task": "inbox/easy_password_reset"}).json()
+    assert (a["session_id"], b["session_id"]) == ("alice", "bob")
+    client.post("/step", headers={"X-Session-Id": "alice"}, json=HACKED)
+    alice = client.get("/state", headers={"X-Session-Id": "alice"}).json()
+    bob = client.get("/state", params={"session_id": "bob"}).json()
+    assert alice["step_count"] == 1 and alice["task_id"] == "triage/easy"
+    assert bob["step_count"] == 0 and bob["task_id"] == "inbox/easy_password_reset"
+    new = client.post("/sessions")
+    assert new.status_code == 201 and new.json()["session_id"].startswith("s-")
+
+
+BAD_STEPS = [
+    ({"action_type": "teleport"}, "action_type", "triage_email"),
+    ({"email_id": "e001", "priority": "urgent"}, "category", None),
+    ({**HACKED, "flag_review": "maybe"}, "flag_review", None),
+    ({**HACKED, "email_id": "e999"}, "email_id", "e001"),
+    ({**HACKED, "priority": "critical"}, "priority", "urgent"),
+    ({**HACKED, "reply_draft": "x" * 9000}, "reply_draft", None),
+    ({**HACKED, "colour": "red"}, "colour", "email_id"),
+]
+
+
+@pytest.mark.parametrize(("action", "field", "allowed"), BAD_STEPS)
+def test_bad_steps_get_4xx_naming_the_field_and_change_nothing(client, action, field, allowed):
+    client.post("/reset")
+    before = client.get("/state").json()
+    response = client.post("/step", json=action)
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["field"] == field
+    if allowed:
+        assert allowed in error["allowed"]
+    after = client.get("/state").json()
+    assert {k: v for k, v in after.items() if k != "episode_id"} == {
+        k: v for k, v in before.items() if k != "episode_id"}
+    assert client.post("/step", json=HACKED).status_code == 200  # the episode goes on
+
+
+def test_malformed_and_out_of_order_requests(client):
+    assert client.post("/step", json=HACKED).status_code == 404  # no session yet: reset first
+    assert client.post("/step", content=b"{not json").status_code == 400
+    assert client.post("/step", content=b"[1, 2]").status_code == 400
+    assert client.post("/step", content=b"x" * 70_000).status_code == 413
+    assert client.post("/reset", json={"task": "nope"}).status_code == 422
+    assert client.post("/reset", json={"colour": 1}).json()["error"]["field"] == "colour"
+    assert client.post("/reset", json={"session_id": "bad id!"}).status_code == 400
+    client.post("/reset", json={"task": "inbox/easy_password_reset"})
+    client.post("/step", json={"action_type": "finish"})
+    ended = client.post("/step", json={"action_type": "finish"})
+    assert ended.status_code == 409 and "ended" in ended.json()["error"]["message"]
+    assert client.get("/healthz").status_code == 200
+
+
+def test_a_full_server_says_so_and_recovers():
+    client = TestClient(build_app(max_sessions=2))
+    assert client.post("/reset", json={"session_id": "one"}).status_code == 200
+    assert client.post("/reset", json={"session_id": "two"}).status_code == 200
+    full = client.post("/reset", json={"session_id": "three"})
+    assert full.status_code == 503 and "full" in full.json()["error"]["message"]
+    assert client.delete("/sessions/one").status_code == 200
+    assert client.post("/reset", json={"session_id": "three"}).status_code == 200
+
+
+@pytest.mark.parametrize("task", fixed_task_ids())
+def test_no_response_carries_the_truth(client, task):
+    blobs = [client.get("/tasks").text, client.get("/schema").text]
+    reset = client.post("/reset", json={"task": task})
+    blobs.append(reset.text)
+    agent = make_agent("heuristic")
+    agent.reset(reset.json()["observation"], scenario=None, seed=0)
+    observation, done = reset.json()["observation"], False
+    while not done:
+        response = client.post("/step", json=agent.act(observation))
+        blobs.append(response.text)
+        if response.status_code != 200:
+            break
+        observation, done = response.json()["observation"], response.json()["done"]
+    blobs += [client.get("/state").text, client.get("/grader").text,
+              client.post("/step", json={"action_type": "x"}).text]
+    for blob in blobs:
+        json.loads(blob)
+        for marker in TRUTH_MARKERS:
+            assert marker not in blob, (marker, blob[:200])
