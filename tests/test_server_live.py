@@ -8,6 +8,7 @@ import json
 
 import pytest
 import requests
+from live_server import running_server
 from websockets.sync.client import connect
 
 from inbox_triage import InboxTriageClient, TriageAction
@@ -15,7 +16,6 @@ from inbox_triage.agents import make_agent
 from inbox_triage.evaluation import run_episode
 from inbox_triage.scenarios import load_task
 from inbox_triage.scenarios.sources import make_scenario
-from live_server import running_server
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
