@@ -139,3 +139,8 @@ def test_no_response_carries_the_truth(client, task):
         json.loads(blob)
         for marker in TRUTH_MARKERS:
             assert marker not in blob, (marker, blob[:200])
+
+
+def test_metadata_names_the_environment(client):
+    metadata = client.get("/metadata").json()
+    assert metadata["name"] == "inbox_triage" and metadata["version"]

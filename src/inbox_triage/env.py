@@ -9,6 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import EnvironmentMetadata
 from pydantic import ValidationError
 
 from inbox_triage.domain import ActionError, Engine, Scenario
@@ -174,6 +175,18 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             penalties=self._penalties,
             invalid_actions=self._invalid,
             incidents=[asdict(i) for i in engine.state.incidents],
+        )
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        """What /metadata reports: the same name and version as openenv.yaml."""
+        from inbox_triage import __version__
+
+        return EnvironmentMetadata(
+            name="inbox_triage",
+            description="Triage a shared support inbox (triage, ticket and inbox modes) under "
+            "SLAs, queue capacities and an escalation budget, following a written policy; "
+            "graded in [0, 1] with dense rewards.",
+            version=__version__,
         )
 
     # ------------------------------------------------------------ in-process extras
