@@ -102,21 +102,29 @@ class StuffingTerms:
 
     KEY = 3
 
-    def __init__(self, terms: frozenset[str]) -> None:
-        self.terms = terms
+    def __init__(self, terms: frozenset[str], base: StuffingTerms | None = None) -> None:
+        """``base`` is a shared index (an org's, built once); ``terms`` are added on top."""
+        self.base = base
+        self.own = terms - base.terms if base else terms
         self._by_key: dict[str, list[str]] = {}
-        for term in terms:
+        for term in self.own:
             self._by_key.setdefault(term[: self.KEY], []).append(term)
+
+    @property
+    def terms(self) -> frozenset[str]:
+        """Every indexed phrase (built on demand: sessions keep only their own)."""
+        return self.own | self.base.terms if self.base else self.own
 
     def found_in(self, text: str) -> set[str]:
         """Every term that starts a word in the text."""
         keys = {w[: self.KEY] for w in words(text)}
-        return {
+        found = {
             term
             for key in keys
             for term in self._by_key.get(key, ())
             if contains_phrase(text, term)
         }
+        return found | self.base.found_in(text) if self.base else found
 
 
 def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: StuffingTerms) -> int:

@@ -7,10 +7,18 @@ Per-ticket scores are cached by the ticket's revision, so grading after every st
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 
-from inbox_triage.domain import Engine, Scenario, Ticket, TicketWork, missing_for_close
+from inbox_triage.domain import (
+    Engine,
+    OrgProfile,
+    Scenario,
+    Ticket,
+    TicketWork,
+    missing_for_close,
+)
 from inbox_triage.grading.replies import (
     StuffingTerms,
     grade_info_request,
@@ -333,14 +341,34 @@ class Grader:
         return self._compose(explain=True)
 
 
+def _phrases(groups: Iterable[Iterable[str]]) -> set[str]:
+    return {p.lower() for group in groups for p in group if "{" not in p}
+
+
+def _distinctive(terms: Iterable[str]) -> frozenset[str]:
+    return frozenset(t for t in terms if len(t) > 3 and is_distinctive(t))
+
+
+def org_stuffing_terms(org: OrgProfile) -> StuffingTerms:
+    """The org-wide index, built once per org: every fact phrasing of its fixed tasks, and its
+    queue and tag names."""
+    return _org_terms(org.id, org.queues, org.tags)
+
+
+@cache
+def _org_terms(org_id: str, queues: tuple[str, ...], tags: tuple[str, ...]) -> StuffingTerms:
+    terms = set(org_fact_phrases(org_id))
+    terms.update(q.replace("_", " ") for q in queues)
+    terms.update(t.replace("-", " ") for t in tags)
+    return StuffingTerms(_distinctive(terms))
+
+
 def stuffing_terms_for(scenario: Scenario) -> StuffingTerms:
-    """Phrases that belong to some ticket's facts, in this scenario or any task of its org, and
-    the org's queue and tag names: a reply naming many that are not its own is stuffed."""
-    terms: set[str] = set(org_fact_phrases(scenario.org.id))
+    """Phrases that belong to some ticket's facts, in this scenario or anywhere in its org: a
+    reply naming many that are not its own is stuffed. Only the scenario's own phrases are
+    indexed per episode."""
+    own: set[str] = set()
     for ticket in scenario.tickets:
         spec = ticket.truth.reply
-        groups = (*ticket.truth.summary_facts, *(spec.required_facts if spec else ()))
-        terms.update(p.lower() for group in groups for p in group)
-    terms.update(q.replace("_", " ") for q in scenario.org.queues)
-    terms.update(t.replace("-", " ") for t in scenario.org.tags)
-    return StuffingTerms(frozenset(t for t in terms if len(t) > 3 and is_distinctive(t)))
+        own |= _phrases((*ticket.truth.summary_facts, *(spec.required_facts if spec else ())))
+    return StuffingTerms(_distinctive(own), base=org_stuffing_terms(scenario.org))

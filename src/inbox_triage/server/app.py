@@ -256,7 +256,9 @@ def serve(
         max_sessions or env_sessions,
         env_timeout if idle_timeout_s is None else (idle_timeout_s or None),
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # Observations are a few KB of JSON: compressing every WebSocket frame cost more server
+    # time than it saved on loopback and LAN links (benchmarks/bench_server.py).
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False)
 
 
 def main() -> None:
