@@ -45,6 +45,7 @@ def test_check_command_prints_a_table_and_exits_zero():
         assert task in result.output
     assert "inbox/generated [test]" in result.output
     assert "all 18 tasks keep every rule" in result.output
+    assert "stuff_every_keyword" in result.output
 
 
 def test_a_weak_oracle_fails_the_check():

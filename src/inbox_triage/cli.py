@@ -14,6 +14,7 @@ from rich.table import Table
 from inbox_triage.agents import AGENTS
 from inbox_triage.domain import MODES
 from inbox_triage.evaluation import Rules, check_environment, evaluate
+from inbox_triage.evaluation.degenerate import check_degenerate
 from inbox_triage.evaluation.runner import Summary, write_json
 from inbox_triage.scenarios import ScenarioError, fixed_task_ids, load_task, task_info
 from inbox_triage.scenarios.generator import PRESETS, SPLITS
@@ -199,10 +200,24 @@ def check_command(
         "oracle is the minimum, the others are means"
     )
     failed = [r.task for r in results if not r.ok]
-    if failed:
-        console.print(f"[red]{len(failed)} of {len(results)} tasks broke a rule[/red]")
+    degenerate = check_degenerate(generated_seeds=seeds)
+    table = Table(title="degenerate policies: mean grade over each mode's tasks")
+    for column in ("policy", *MODES, "ceiling", "result"):
+        table.add_column(column, justify="left" if column in ("policy", "result") else "right")
+    for d in degenerate:
+        table.add_row(d.policy, *(f"{d.means[m]:.3f}" for m in MODES), f"{d.ceiling:.2f}",
+                      "[green]ok[/green]" if d.ok else "[red]FAIL: above its ceiling[/red]")
+    console.print(table)
+    breached = [d.policy for d in degenerate if not d.ok]
+    if failed or breached:
+        if failed:
+            console.print(f"[red]{len(failed)} of {len(results)} tasks broke a rule[/red]")
+        if breached:
+            console.print(f"[red]degenerate policies above their ceiling: {', '.join(breached)}"
+                          "[/red]")
         raise typer.Exit(1)
-    console.print(f"[green]all {len(results)} tasks keep every rule[/green]")
+    console.print(f"[green]all {len(results)} tasks keep every rule, and every degenerate "
+                  "policy stays under its ceiling[/green]")
 
 
 @app.command("import")
