@@ -6,6 +6,7 @@ import contextlib
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 
@@ -24,13 +25,16 @@ def running_server(*args: str, timeout_s: float = 30.0) -> Iterator[str]:
     port = free_port()
     command = [sys.executable, "-m", "inbox_triage.cli", "serve", "--host", "127.0.0.1",
                "--port", str(port), *args]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Logs go to a file: an unread pipe fills up and would freeze the server.
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"server exited: {process.stderr.read().decode()[-2000:]}")
+                log.seek(0)
+                raise RuntimeError(f"server exited: {log.read().decode()[-2000:]}")
             try:
                 if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
                     break
@@ -47,3 +51,4 @@ def running_server(*args: str, timeout_s: float = 30.0) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        log.close()

@@ -205,19 +205,26 @@ def check_command(
     for column in ("policy", *MODES, "ceiling", "result"):
         table.add_column(column, justify="left" if column in ("policy", "result") else "right")
     for d in degenerate:
-        table.add_row(d.policy, *(f"{d.means[m]:.3f}" for m in MODES), f"{d.ceiling:.2f}",
-                      "[green]ok[/green]" if d.ok else "[red]FAIL: above its ceiling[/red]")
+        table.add_row(
+            d.policy,
+            *(f"{d.means[m]:.3f}" for m in MODES),
+            f"{d.ceiling:.2f}",
+            "[green]ok[/green]" if d.ok else "[red]FAIL: above its ceiling[/red]",
+        )
     console.print(table)
     breached = [d.policy for d in degenerate if not d.ok]
     if failed or breached:
         if failed:
             console.print(f"[red]{len(failed)} of {len(results)} tasks broke a rule[/red]")
         if breached:
-            console.print(f"[red]degenerate policies above their ceiling: {', '.join(breached)}"
-                          "[/red]")
+            console.print(
+                f"[red]degenerate policies above their ceiling: {', '.join(breached)}[/red]"
+            )
         raise typer.Exit(1)
-    console.print(f"[green]all {len(results)} tasks keep every rule, and every degenerate "
-                  "policy stays under its ceiling[/green]")
+    console.print(
+        f"[green]all {len(results)} tasks keep every rule, and every degenerate "
+        "policy stays under its ceiling[/green]"
+    )
 
 
 @app.command("import")

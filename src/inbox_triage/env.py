@@ -17,6 +17,7 @@ from inbox_triage.grading import Grade, Grader, penalty_for, step_reward
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
 from inbox_triage.modes import MODE_VIEWS, ModeView
 from inbox_triage.modes.base import ViewCache
+from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.sources import DEFAULT_TASK, make_scenario
 
 RECENT_EVENTS = 8
@@ -82,6 +83,10 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         (easy|medium|hard), ``seed`` and knob overrides such as ``size=40``. With nothing at all
         it starts triage/easy, as the Email Triage seed expects.
         """
+        if episode_id is not None and not isinstance(episode_id, str):
+            raise ScenarioError(f"episode_id must be a string, not {type(episode_id).__name__}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}")
         chosen = task or task_id
         if chosen is None and mode is None:
             chosen = self.default_task

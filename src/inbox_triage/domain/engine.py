@@ -199,8 +199,10 @@ class Engine:
         work = self.work(ticket_id)
         remaining = self.state.queue_remaining
         if work.queue != queue:
-            if work.queue in remaining:
-                remaining[work.queue] += 1
+            if work.queue in remaining:  # a drain may already have freed its place
+                remaining[work.queue] = min(
+                    self.state.capacity[work.queue], remaining[work.queue] + 1
+                )
             if queue in remaining:
                 remaining[queue] -= 1
             self._decide(work, "queue", queue)

@@ -70,6 +70,11 @@ def make_scenario(
     **knobs: Any,
 ) -> Scenario:
     """The scenario a reset asks for."""
+    for name, value in (("split", split), ("difficulty", difficulty)):
+        if value is not None and not isinstance(value, str):
+            raise ScenarioError(f"{name} must be a string, not {type(value).__name__}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}")
     task_id = resolve_task_id(task, mode)
     task_mode, _, name = task_id.partition("/")
     if name.startswith(PACK_PREFIX):
