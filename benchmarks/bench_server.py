@@ -25,12 +25,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import atexit
-import contextlib
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,11 +38,21 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import uuid4
 
+from _children import (
+    CHILDREN,
+    HOST,
+    LOGS,
+    die_with_parent,
+    free_port,
+    on_sigterm,
+    pct,
+    stop,
+    stop_all,
+)
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
 
-HOST = "127.0.0.1"
 OUR_TASK = "triage/easy"
 OUR_ACTION = {
     "email_id": "e001",
@@ -135,52 +142,6 @@ def serve(which: str, port: int, max_sessions: int) -> None:
 
 
 # ----------------------------------------------------------------------------- child processes
-_CHILDREN: list[subprocess.Popen] = []
-_LOGS: list[str] = []
-
-
-def _die_with_parent() -> None:  # runs in the child before exec (Linux only; best effort)
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def _stop(proc: subprocess.Popen, grace_s: float = 5.0) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=grace_s)
-    if proc in _CHILDREN:
-        _CHILDREN.remove(proc)
-
-
-def _stop_all() -> None:
-    for proc in list(_CHILDREN):
-        with contextlib.suppress(Exception):
-            _stop(proc)
-    for path in list(_LOGS):
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        _LOGS.remove(path)
-
-
-atexit.register(_stop_all)
-
-
-def _on_sigterm(signum: int, _frame: Any) -> None:
-    raise KeyboardInterrupt  # as Ctrl-C: finally blocks and atexit stop the children
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
 @dataclass
 class Server:
     name: str
@@ -226,7 +187,7 @@ def start_server(which: str, max_sessions: int, timeout_s: float = 30.0) -> Serv
     for _attempt in range(3):  # a free port can be taken between the probe and the bind
         port = free_port()
         fd, log_path = tempfile.mkstemp(prefix=f"bench_server_{which}_", suffix=".log")
-        _LOGS.append(log_path)
+        LOGS.append(log_path)
         cmd = [
             sys.executable,
             os.path.abspath(__file__),
@@ -244,9 +205,9 @@ def start_server(which: str, max_sessions: int, timeout_s: float = 30.0) -> Serv
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
             )
-        _CHILDREN.append(proc)
+        CHILDREN.append(proc)
         server = Server(which, port, proc, log_path)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline and proc.poll() is None:
@@ -258,7 +219,7 @@ def start_server(which: str, max_sessions: int, timeout_s: float = 30.0) -> Serv
             except OSError as exc:
                 last_error = exc
             time.sleep(0.05)
-        _stop(proc)
+        stop(proc)
         with open(log_path, errors="replace") as f:
             tail = f.read()[-2000:]
         last_error = RuntimeError(f"{which} server did not start on port {port}:\n{tail}")
@@ -279,13 +240,6 @@ class RunResult:
     @property
     def rps(self) -> float:
         return self.rounds / self.wall_s if self.wall_s else 0.0
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    return s[min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))]
 
 
 def round_args(which: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -438,13 +392,13 @@ def run_inproc_memory(k: int, use_tracemalloc: bool, timeout_s: float) -> dict[s
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_die_with_parent,
+        preexec_fn=die_with_parent,
     )
-    _CHILDREN.append(proc)
+    CHILDREN.append(proc)
     try:
         out, err = proc.communicate(timeout=timeout_s)
     finally:
-        _stop(proc)
+        stop(proc)
     if proc.returncode != 0:
         raise RuntimeError(f"in-process memory run failed:\n{err[-2000:]}")
     return json.loads(out.strip().splitlines()[-1])
@@ -604,7 +558,7 @@ def main() -> int:
         print(json.dumps(inproc_memory(args.inproc_memory, args.tracemalloc)))
         return 0
 
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGTERM, on_sigterm)
     os.environ["ENABLE_WEB_INTERFACE"] = "false"
     t_start = time.perf_counter()
     print("inbox-triage server benchmark")
@@ -652,7 +606,7 @@ def main() -> int:
             )
             for name, srv in servers.items():
                 problems += [f"{name} server log: {ln}" for ln in srv.log_problems()]
-                _stop(srv.proc)
+                stop(srv.proc)
             servers.clear()
 
         if not args.skip_memory:
@@ -688,7 +642,7 @@ def main() -> int:
                     m2 = asyncio.run(hold_sessions(srv, k, args.batch, max_s=60.0))
                 finally:
                     problems += [f"{name} server log: {ln}" for ln in srv.log_problems()]
-                    _stop(srv.proc)
+                    stop(srv.proc)
                     servers.pop(name, None)
                 per_server[name] = m["rss_delta"] / m["k"] / 1024
                 per_server[name + "2"] = m2["rss_delta"] / m2["k"] / 1024
@@ -723,8 +677,8 @@ def main() -> int:
             profile_round_trip(args.profile)
     finally:
         for srv in list(servers.values()):
-            _stop(srv.proc)
-        _stop_all()
+            stop(srv.proc)
+        stop_all()
     if problems:
         print("\nserver log lines worth a look:")
         for ln in problems[:20]:
@@ -737,6 +691,6 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        _stop_all()
+        stop_all()
         print("\ninterrupted; every server this run started is stopped", file=sys.stderr)
         sys.exit(130)

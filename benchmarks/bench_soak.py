@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import atexit
 import contextlib
 import json
 import os
@@ -62,7 +61,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-HOST = "127.0.0.1"
+import _children
+from _children import (
+    CHILDREN,
+    HOST,
+    LOGS,
+    die_with_parent,
+    free_port,
+    on_sigterm,
+    pct,
+    stop,
+    stop_all,
+)
+
 DROP_KINDS = ("rst-idle", "rst-inflight", "fin-inflight")
 GENERATED = ("triage/generated", "inbox/generated", "ticket/generated")
 MAX_EPISODE_STEPS = 1000  # a runaway episode (never done) counts as an error
@@ -70,50 +81,6 @@ LOG_KEYS = ("Traceback", "ERROR", "Error", "Exception", "WARNING", "Warning")
 
 
 # ----------------------------------------------------------------------------- the server process
-_CHILDREN: list[subprocess.Popen] = []
-_LOGS: list[str] = []
-_KEEP_LOGS = False
-
-
-def _die_with_parent() -> None:  # runs in the child before exec (Linux only; best effort)
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def _stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.terminate()
-        try:
-            proc.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            proc.wait(timeout=grace_s)
-    if proc in _CHILDREN:
-        _CHILDREN.remove(proc)
-
-
-def _stop_all() -> None:
-    for proc in list(_CHILDREN):
-        with contextlib.suppress(Exception):
-            _stop(proc)
-    if not _KEEP_LOGS:
-        for path in list(_LOGS):
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-            _LOGS.remove(path)
-
-
-atexit.register(_stop_all)
-
-
-def _on_sigterm(signum: int, _frame: Any) -> None:
-    raise KeyboardInterrupt  # as Ctrl-C: finally blocks and atexit stop the server
-
-
 def _version(dist: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -121,12 +88,6 @@ def _version(dist: str) -> str:
         return version(dist)
     except PackageNotFoundError:
         return "?"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
 
 
 def serve_command() -> list[str]:
@@ -225,7 +186,7 @@ def start_server(max_sessions: int, timeout_s: float = 60.0) -> Server:
     for _attempt in range(3):  # a free port can be taken between the probe and the bind
         port = free_port()
         fd, log_path = tempfile.mkstemp(prefix="bench_soak_server_", suffix=".log")
-        _LOGS.append(log_path)
+        LOGS.append(log_path)
         cmd = [
             *serve_command(),
             "serve",
@@ -246,9 +207,9 @@ def start_server(max_sessions: int, timeout_s: float = 60.0) -> Server:
                 stdin=subprocess.DEVNULL,
                 env=env,
                 start_new_session=True,  # Ctrl-C reaches us only; we stop it ourselves
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
             )
-        _CHILDREN.append(proc)
+        CHILDREN.append(proc)
         server = Server(port, proc, log_path, cmd)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline and proc.poll() is None:
@@ -257,7 +218,7 @@ def start_server(max_sessions: int, timeout_s: float = 60.0) -> Server:
                 server.started_s = time.perf_counter() - t0
                 return server
             time.sleep(0.1)
-        _stop(proc)
+        stop(proc)
         last_error = "\n".join(server.log_tail())
     raise RuntimeError(f"the server did not start:\n{last_error}")
 
@@ -287,13 +248,6 @@ def task_spec(n: int) -> dict[str, Any]:
         "difficulty": list(PRESETS)[(k // 9) % len(PRESETS)],
         "seed": 1000 + n,
     }
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    return s[min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))]
 
 
 async def _aw(x: Any) -> Any:  # the clients' calls return awaitables, not always coroutines
@@ -551,7 +505,7 @@ def on_signals(callback: Any):
         nonlocal count
         count += 1
         if count > 1:
-            _stop_all()
+            stop_all()
             os._exit(130)
         print("\ninterrupted: winding down (again to quit at once)", file=sys.stderr, flush=True)
         callback()
@@ -563,7 +517,7 @@ def on_signals(callback: Any):
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        signal.signal(signal.SIGTERM, on_sigterm)
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
@@ -742,12 +696,11 @@ def main() -> int:
     args = parser.parse_args()
     if args.sessions < 1 or args.duration <= 0:
         parser.error("--sessions and --duration must be positive")
-    global _KEEP_LOGS
-    _KEEP_LOGS = args.keep_log
+    _children.KEEP_LOGS = args.keep_log
     max_sessions = args.max_sessions or args.sessions + 16
     warmup = min(args.warmup, args.duration / 2)
 
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGTERM, on_sigterm)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started in the background
     t_start = time.perf_counter()
     cpu_start = os.times()
@@ -798,7 +751,7 @@ def main() -> int:
         excerpt = server.log_excerpt()
         alive = server.proc.poll() is None
     finally:
-        _stop(server.proc)
+        stop(server.proc)
 
     # ------------------------------------------------------------------ the report
     print_series(samples)
@@ -934,7 +887,7 @@ def main() -> int:
 
     failed = bool(n_errors or leftovers)
     print(f"\ndone in {time.perf_counter() - t_start:.1f} s: {'FAILED' if failed else 'passed'}")
-    _stop_all()
+    stop_all()
     return 1 if failed else 0
 
 
@@ -942,6 +895,6 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except (KeyboardInterrupt, Interrupted):
-        _stop_all()
+        stop_all()
         print("\ninterrupted; the server this run started is stopped", file=sys.stderr)
         sys.exit(130)

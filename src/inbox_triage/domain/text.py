@@ -175,12 +175,6 @@ def copied_ngrams(text: str, source: str, n: int = 3) -> tuple[int, int]:
     return len(mine & _source_ngrams(source, n)), len(mine)
 
 
-def copied_fraction(text: str, source: str, n: int = 3) -> float:
-    """Share of the text's word n-grams that also occur in ``source`` (1.0 = pasted)."""
-    copied, total = copied_ngrams(text, source, n)
-    return copied / total if total else 0.0
-
-
 def shares_ngram(text: str, source: str, n: int = 5) -> bool:
     """Whether the text repeats any run of ``n`` words from ``source`` (used for internal notes)."""
     return bool(ngrams(words(text), n) & _source_ngrams(source, n))

@@ -35,7 +35,6 @@ from inbox_triage.scenarios.loader import ScenarioError, load_policy
 PACK_FILE = "pack.yaml"
 PACK_VERSION = 1
 DEFAULT_SIZES = {"triage": 10, "ticket": 1, "inbox": 5}
-NO_REPLY = {"none", "-", "no reply"}
 
 
 def _split_list(value: Any, separators: str = ",;|") -> tuple[str, ...]:

@@ -439,18 +439,13 @@ def _second_issue(
     rng: random.Random, body: str, situation: Situation, split: str, slots: dict[str, str]
 ) -> str:
     """A second, smaller matter in the same email: a P.S. from another situation's wording."""
-    others = [s for s in _eligible_all() if s.id != situation.id and s.sender == "customer"]
+    others = [s for s in load_situations() if s.id != situation.id and s.sender == "customer"]
     if situation.sender != "customer" or not others:
         return body
     other = rng.choice(others)
     sentences = _fill(rng.choice(_families(other, split)).bodies[0], slots).split(". ")
     extra = max(sentences[:3], key=len).strip().rstrip(".")
     return body.rstrip() + f"\n\nP.S. Unrelated, but while I'm writing: {extra}."
-
-
-@cache
-def _eligible_all() -> tuple[Situation, ...]:
-    return load_situations()
 
 
 def _duplicate(rng: random.Random, mode: Mode, original: _Draft, split: str) -> _Draft:
