@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from typer.testing import CliRunner
 
 from inbox_triage.cli import app
 from inbox_triage.scenarios import fixed_task_ids
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    """`eval` writes its run folder under ./runs: keep it out of the checkout."""
+    monkeypatch.chdir(tmp_path)
 
 
 def flat(output: str) -> str:

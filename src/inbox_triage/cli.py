@@ -1,21 +1,41 @@
-"""The `inbox-triage` command line: eval, check, tasks, import, serve."""
+"""The `inbox-triage` command line: eval, report, check, tasks, import, serve."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
-from inbox_triage.agents import AGENTS
+from inbox_triage.agents import AGENTS, Agent, LLMAgent, LLMConfig, make_agent
+from inbox_triage.agents.llm import PROTOCOLS
 from inbox_triage.domain import MODES
-from inbox_triage.evaluation import Rules, check_environment, evaluate
+from inbox_triage.evaluation import Rules, check_environment
 from inbox_triage.evaluation.degenerate import check_degenerate
-from inbox_triage.evaluation.runner import Summary, write_json
+from inbox_triage.evaluation.metrics import summarise_runs
+from inbox_triage.evaluation.records import EpisodeRecord
+from inbox_triage.evaluation.report import (
+    comparison_markdown,
+    comparison_table,
+    load_run,
+    write_plots,
+)
+from inbox_triage.evaluation.runner import Summary, summaries_from_records, write_json
+from inbox_triage.evaluation.runs import RunConfig, RunMismatch, run
 from inbox_triage.scenarios import ScenarioError, fixed_task_ids, load_task, task_info
 from inbox_triage.scenarios.generator import PRESETS, SPLITS
 from inbox_triage.scenarios.packs import import_tickets, load_pack
@@ -69,7 +89,8 @@ def _check_choice(option: str, value: str, allowed: object) -> None:
 
 
 def select_agents(names: list[str] | None) -> list[str]:
-    chosen = _split(names) or list(AGENTS)
+    """The agents asked for; by default the built-in ones that need no model server."""
+    chosen = _split(names) or [name for name in AGENTS if name != "llm"]
     for name in chosen:
         if name not in AGENTS:
             raise typer.BadParameter(
@@ -78,11 +99,84 @@ def select_agents(names: list[str] | None) -> list[str]:
     return chosen
 
 
+def _llm_config(
+    agents: list[str],
+    model: str | None,
+    base_url: str | None,
+    protocol: str | None,
+    temperature: float | None,
+    max_tokens: int | None,
+) -> LLMConfig | None:
+    """The LLM agent's settings from the environment and the flags (flags win)."""
+    if "llm" not in agents:
+        return None
+    try:
+        return LLMConfig.from_env(
+            model=model,
+            base_url=base_url,
+            protocol=protocol,
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--model") from None
+
+
+def _agent_factory(llm: LLMConfig | None) -> Callable[[str], Agent]:
+    def factory(name: str) -> Agent:
+        if name == "llm" and llm is not None:
+            return LLMAgent(llm)
+        return make_agent(name)
+
+    return factory
+
+
+class _RunProgress:
+    """A rich progress bar with ETA and the running mean grade."""
+
+    def __init__(self, total_label: str) -> None:
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("mean {task.fields[mean]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=not console.is_terminal,
+        )
+        self.task = self.bar.add_task(total_label, total=None, mean="-")
+        self.grades: list[float] = []
+
+    def __call__(self, record: EpisodeRecord | None, done: int, planned: int) -> None:
+        if record is None:
+            self.bar.update(self.task, total=planned, completed=done)
+            return
+        self.grades.append(record.grade)
+        mean = sum(self.grades) / len(self.grades)
+        self.bar.update(self.task, completed=done, mean=f"{mean:.3f}")
+
+
+def _new_run_folder() -> Path:
+    """runs/eval-DATE-TIME, with a counter when two runs start in the same second."""
+    base = Path("runs") / datetime.now().strftime("eval-%Y%m%d-%H%M%S")
+    folder, n = base, 1
+    while folder.exists():
+        n += 1
+        folder = base.with_name(f"{base.name}-{n}")
+    return folder
+
+
 @app.command("eval")
 def eval_command(
     agent: Annotated[
         list[str] | None,
-        typer.Option("--agent", "-a", help="Agent name; repeat or comma-separate. Default: all."),
+        typer.Option(
+            "--agent",
+            "-a",
+            help="Agent name; repeat or comma-separate. Default: the built-in ones (not llm).",
+        ),
     ] = None,
     tasks: Annotated[
         list[str] | None,
@@ -93,10 +187,11 @@ def eval_command(
             "comma-separate. Default: every fixed task.",
         ),
     ] = None,
-    episodes: Annotated[int, typer.Option(min=1, help="Episodes per task and agent.")] = 5,
+    episodes: Annotated[int, typer.Option(min=1, help="Scenarios (seeds) per task and agent.")] = 5,
+    trials: Annotated[int, typer.Option(min=1, help="Plays of each scenario, for pass^k.")] = 1,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the first episode.")] = 0,
     json_path: Annotated[
-        str | None, typer.Option("--json", help="Also write the results as JSON here.")
+        str | None, typer.Option("--json", help="Also write the summary table as JSON here.")
     ] = None,
     split: Annotated[
         str, typer.Option(help=f"Split for generated tasks: {', '.join(SPLITS)}.")
@@ -104,12 +199,55 @@ def eval_command(
     difficulty: Annotated[
         str, typer.Option(help=f"Preset for generated tasks: {', '.join(PRESETS)}.")
     ] = "medium",
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Run folder for episodes.jsonl and meta.json (default runs/TIME)."),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Continue the run in --out, skipping finished episodes.")
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Episodes at once (default 1 in-process, 4 with an LLM or --env-url, which "
+            "wait on the network).",
+        ),
+    ] = None,
+    env_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Play against this inbox-triage server (WebSocket) instead of "
+            "in-process, e.g. http://localhost:8000."
+        ),
+    ] = None,
+    trajectories: Annotated[
+        bool, typer.Option(help="Keep every step's action and reward in the records.")
+    ] = True,
+    model: Annotated[
+        str | None, typer.Option(help="llm agent: model name (default $MODEL_NAME).")
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="llm agent: OpenAI-compatible endpoint (default $API_BASE_URL)."),
+    ] = None,
+    protocol: Annotated[
+        str | None,
+        typer.Option(help="llm agent: auto (tools, else JSON), tools or json."),
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option(min=0, help="llm agent: sampling temperature (default 0).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=16, help="llm agent: tokens per answer (default 512).")
+    ] = None,
     more_tasks: Annotated[
         list[str] | None,
         typer.Argument(metavar="[TASK]...", help="More tasks, so that --tasks A B C works."),
     ] = None,
 ) -> None:
-    """Evaluate agents on tasks and print the mean grade per task and agent."""
+    """Evaluate agents on tasks: episodes in parallel, one JSON line per episode in a run
+    folder (resumable), and the mean grade per task and agent."""
     try:
         task_ids = select_tasks([*(tasks or []), *(more_tasks or [])])
     except ScenarioError as exc:
@@ -117,12 +255,80 @@ def eval_command(
     agents = select_agents(agent)
     _check_choice("--split", split, SPLITS)
     _check_choice("--difficulty", difficulty, PRESETS)
-    summaries = evaluate(
-        agents, task_ids, episodes=episodes, seed=seed, split=split, difficulty=difficulty
+    if protocol is not None:
+        _check_choice("--protocol", protocol, PROTOCOLS)
+    if resume and out is None:
+        raise typer.BadParameter("--resume needs the run folder to continue", param_hint="--out")
+    if env_url is not None and "oracle" in agents and "/pack:" in ",".join(task_ids):
+        raise typer.BadParameter(
+            "the oracle cannot read a pack's truth over the wire", param_hint="--env-url"
+        )
+    llm = _llm_config(agents, model, base_url, protocol, temperature, max_tokens)
+    waits = llm is not None or env_url is not None
+    config = RunConfig(
+        agents=agents,
+        tasks=task_ids,
+        episodes=episodes,
+        trials=trials,
+        seed=seed,
+        split=split,
+        difficulty=difficulty,
+        env_url=env_url,
+        concurrency=concurrency or (4 if waits else 1),
+        keep_trajectory=trajectories,
+        agent_settings={"llm": llm.public()} if llm else {},
     )
+    folder = out or _new_run_folder()
+    progress = _RunProgress(f"{len(agents)} agent(s) x {len(task_ids)} task(s)")
+    try:
+        with progress.bar:
+            result = run(
+                config, folder, resume=resume, agent_factory=_agent_factory(llm), progress=progress
+            )
+    except (FileExistsError, RunMismatch) as exc:
+        raise typer.BadParameter(str(exc), param_hint="--out") from None
+    except Exception as exc:
+        console.print(
+            f"[red]the run stopped: {escape(type(exc).__name__)}: {escape(str(exc))}[/red]"
+        )
+        console.print(
+            f"finished episodes are kept in {folder}; continue with --out {folder} --resume"
+        )
+        raise typer.Exit(1) from None
+    if result.skipped:
+        console.print(f"resumed: {result.skipped} finished episode(s) in {folder} were kept")
+    summaries = summaries_from_records(result.records)
+    _print_grade_table(summaries, agents, task_ids, episodes, trials, seed, split, difficulty)
+    if json_path:
+        write_json(json_path, summaries)
+        console.print(f"wrote {json_path}")
+    console.print(
+        f"wrote {folder}/episodes.jsonl ({len(result.records)} episodes) and "
+        f"meta.json; compare runs with: inbox-triage report {folder}"
+    )
+    if result.interrupted:
+        console.print(
+            f"[yellow]interrupted: {result.meta.episodes_done} of "
+            f"{result.meta.episodes_planned} episodes done; continue with the same "
+            f"command and --out {folder} --resume[/yellow]"
+        )
+        raise typer.Exit(130)
+
+
+def _print_grade_table(
+    summaries: list[Summary],
+    agents: list[str],
+    task_ids: list[str],
+    episodes: int,
+    trials: int,
+    seed: int,
+    split: str,
+    difficulty: str,
+) -> None:
     grid = {(s.task, s.agent): s for s in summaries}
     seeds = f"seed {seed}" if episodes == 1 else f"seeds {seed}..{seed + episodes - 1}"
-    title = f"Mean grade (± standard deviation) over {episodes} episode(s) per cell, {seeds}"
+    plays = f"{episodes} episode(s)" + (f" x {trials} trials" if trials > 1 else "")
+    title = f"Mean grade (± standard deviation) over {plays} per cell, {seeds}"
     if any(t in generated_task_ids() for t in task_ids):
         title += f"; generated tasks: {split} split, {difficulty}"
     console.print(title)
@@ -131,25 +337,57 @@ def eval_command(
     for name in agents:
         table.add_column(name, justify="right")
 
-    def cell(summary: Summary) -> str:
+    def cell(summary: Summary | None) -> str:
+        if summary is None:
+            return "-"
         if summary.episodes == 1 or summary.std_grade == 0:
             return f"{summary.mean_grade:.3f}"
         return f"{summary.mean_grade:.3f} ± {summary.std_grade:.3f}"
 
     for task in task_ids:
-        table.add_row(task, *(cell(grid[(task, name)]) for name in agents))
+        table.add_row(task, *(cell(grid.get((task, name))) for name in agents))
     table.add_section()
-    table.add_row(
-        "mean",
-        *(
-            f"{sum(grid[(t, name)].mean_grade for t in task_ids) / len(task_ids):.3f}"
-            for name in agents
-        ),
-    )
+    means = []
+    for name in agents:
+        cells = [grid[(t, name)].mean_grade for t in task_ids if (t, name) in grid]
+        means.append(f"{sum(cells) / len(cells):.3f}" if cells else "-")
+    table.add_row("mean", *means)
     console.print(table)
-    if json_path:
-        write_json(json_path, summaries)
-        console.print(f"wrote {json_path}")
+
+
+@app.command("report")
+def report_command(
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run folders (or episodes.jsonl files) to compare.")
+    ],
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print GitHub markdown instead of tables.")
+    ] = False,
+    plots: Annotated[
+        Path | None, typer.Option(help="Write the PNG plots into this folder.")
+    ] = None,
+    threshold: Annotated[
+        float, typer.Option(min=0, max=1, help="Grade that counts as a pass, for pass^k.")
+    ] = 0.9,
+) -> None:
+    """Compare runs: mean grade with a 95% bootstrap interval, pass^k, invalid actions and
+    SLA breaches per agent, then per task and mode; optionally plots."""
+    loaded = []
+    for path in runs:
+        try:
+            name, _meta, records = load_run(path)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="RUNS") from None
+        loaded.append((name, records))
+    summaries = summarise_runs(loaded, threshold=threshold)
+    if markdown:
+        typer.echo(comparison_markdown(summaries))
+    else:
+        for table in comparison_table(summaries):
+            console.print(table)
+    if plots is not None:
+        for written in write_plots(loaded, summaries, plots):
+            console.print(f"wrote {written}")
 
 
 @app.command("check")

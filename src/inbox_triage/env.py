@@ -179,6 +179,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             total_reward=self._total_reward,
             penalties=self._penalties,
             invalid_actions=self._invalid,
+            sla_breaches=len(engine.state.breached),
             incidents=[asdict(i) for i in engine.state.incidents],
         )
 

@@ -111,4 +111,5 @@ class TriageState(State):
     total_reward: float = 0.0
     penalties: float = 0.0
     invalid_actions: int = 0
+    sla_breaches: int = Field(default=0, description="tickets answered after their visible SLA")
     incidents: list[dict[str, Any]] = Field(default_factory=list)

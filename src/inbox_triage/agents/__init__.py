@@ -1,9 +1,11 @@
-"""Built-in agents: noop and random (floors), heuristic (the bar to beat), oracle (for checks)."""
+"""Built-in agents: noop and random (floors), heuristic (the bar to beat), oracle (for checks),
+and llm (any OpenAI-compatible chat model; configured from the environment)."""
 
 from collections.abc import Callable
 
 from inbox_triage.agents.base import Agent, compose_reply
 from inbox_triage.agents.heuristic import HeuristicAgent
+from inbox_triage.agents.llm import LLMAgent, LLMConfig
 from inbox_triage.agents.oracle import OracleAgent
 from inbox_triage.agents.simple import NoopAgent, RandomAgent
 
@@ -12,6 +14,7 @@ AGENTS: dict[str, Callable[[], Agent]] = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
     "oracle": OracleAgent,
+    "llm": LLMAgent,
 }
 
 
@@ -27,6 +30,8 @@ __all__ = [
     "AGENTS",
     "Agent",
     "HeuristicAgent",
+    "LLMAgent",
+    "LLMConfig",
     "NoopAgent",
     "OracleAgent",
     "RandomAgent",

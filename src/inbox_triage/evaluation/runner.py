@@ -9,6 +9,7 @@ from typing import Any
 
 from inbox_triage.agents import Agent, make_agent
 from inbox_triage.env import InboxTriageEnv
+from inbox_triage.evaluation.records import EpisodeRecord
 from inbox_triage.scenarios.sources import is_generated
 
 
@@ -109,6 +110,29 @@ def summarise(episodes: list[Episode]) -> Summary:
         max_grade=max(grades),
         mean_reward=mean(e.total_reward for e in episodes),
     )
+
+
+def summaries_from_records(records: list[EpisodeRecord]) -> list[Summary]:
+    """The per-(task, agent) summary of a run's records, in the order they first appear."""
+    groups: dict[tuple[str, str], list[EpisodeRecord]] = {}
+    for record in records:
+        groups.setdefault((record.task, record.agent), []).append(record)
+    out = []
+    for (task, agent), group in groups.items():
+        grades = [r.grade for r in group]
+        out.append(
+            Summary(
+                task=task,
+                agent=agent,
+                episodes=len(group),
+                mean_grade=mean(grades),
+                std_grade=pstdev(grades),
+                min_grade=min(grades),
+                max_grade=max(grades),
+                mean_reward=mean(r.total_reward for r in group),
+            )
+        )
+    return out
 
 
 def evaluate(
