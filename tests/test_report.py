@@ -188,7 +188,8 @@ def test_markdown_escapes_pipes_and_rejects_nothing() -> None:
 def test_rich_tables_match_markdown() -> None:
     summaries = summarise_runs([("base", hand_run())])
     tables = comparison_table(summaries)
-    assert [t.title for t in tables] == ["Overall", "Mean grade per task", "Mean grade per mode"]
+    assert [t.title for t in tables] == ["Overall", "Mean grade per task", "Mean grade per mode",
+                                         "Mean score per grading component"]
     console = Console(record=True, width=200)
     for table in tables:
         console.print(table)

@@ -78,7 +78,7 @@ def _largest_k(summaries: Sequence[AgentSummary]) -> int:
 
 
 def _tables(summaries: Sequence[AgentSummary]) -> list[TableData]:
-    """The three comparison tables as text cells, so markdown and terminal show the same."""
+    """The comparison tables as text cells, so markdown and terminal show the same."""
     ordered = _ordered(summaries)
     threshold = ordered[0].threshold
     k = _largest_k(ordered)
@@ -100,6 +100,7 @@ def _tables(summaries: Sequence[AgentSummary]) -> list[TableData]:
     labels = [_label(s) for s in ordered]
     tasks = sorted({t for s in ordered for t in s.per_task})
     modes = sorted({m for s in ordered for m in s.per_mode})
+    components = sorted({c for s in ordered for c in s.per_component})
     return [
         ("Overall", header, rows, 2),
         (
@@ -112,6 +113,12 @@ def _tables(summaries: Sequence[AgentSummary]) -> list[TableData]:
             "Mean grade per mode",
             ["Mode", *labels],
             [[m, *(_num(s.per_mode.get(m)) for s in ordered)] for m in modes],
+            1,
+        ),
+        (
+            "Mean score per grading component",
+            ["Component", *labels],
+            [[c, *(_num(s.per_component.get(c)) for s in ordered)] for c in components],
             1,
         ),
     ]

@@ -285,9 +285,11 @@ def run(
 
     def one(spec: EpisodeSpec) -> EpisodeRecord:
         record = play(spec, agent_factory(spec.agent), config.env_url, stop, config.keep_trajectory)
-        with lock:
-            if not stop.is_set():
-                writer.write(record)
+        with lock:  # a record is on disk and counted, or neither (after Ctrl-C)
+            if stop.is_set():
+                raise RunInterrupted
+            writer.write(record)
+            done[record.key] = record
         return record
 
     pool = ThreadPoolExecutor(max_workers=max(1, config.concurrency))
@@ -300,7 +302,6 @@ def run(
             complete, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             for future in complete:
                 record = future.result()  # an error in an episode stops the run, loudly
-                done[record.key] = record
                 finished += 1
                 if progress:
                     progress(record, finished, len(planned))
