@@ -156,6 +156,7 @@ def test_an_episode_through_the_runner_records_tokens_and_the_model_actions():
     assert [s.action["action_type"] for s in record.trajectory] == ["set_priority", "route_team",
                                                                     "close_ticket"]
     assert record.tokens == {"prompt": 300, "completion": 30, "total": 330}
+    assert record.agent_stats == {"model_calls": 3, "invalid_answers": 0, "sent_invalid": 0}
     assert 0 < record.grade < 1 and record.invalid_actions == 0
     # The model sees what its last action led to.
     last_prompt = client.requests[-1]["messages"][1]["content"]

@@ -311,6 +311,13 @@ class Usage:
     submitted_invalid: int = 0
     known: bool = False
 
+    def stats(self) -> dict[str, int]:
+        return {
+            "model_calls": self.calls,
+            "invalid_answers": self.invalid_outputs,
+            "sent_invalid": self.submitted_invalid,
+        }
+
     def tokens(self) -> dict[str, int] | None:
         if not self.known:
             return None

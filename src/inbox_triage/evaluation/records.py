@@ -52,6 +52,10 @@ class EpisodeRecord(BaseModel):
     tokens: dict[str, int] | None = Field(
         default=None, description="prompt / completion / total tokens, when the agent knows"
     )
+    agent_stats: dict[str, int] | None = Field(
+        default=None,
+        description="the LLM agent's model calls and the invalid answers it caught and retried",
+    )
     duration_s: float
     trajectory: list[Step] = Field(default_factory=list)
 

@@ -153,6 +153,7 @@ def play(
         grade, state = session.finish(observation)
     usage = getattr(agent, "usage", None)
     tokens = usage.tokens() if usage is not None else None
+    stats = usage.stats() if usage is not None else None
     return EpisodeRecord(
         key=spec.key,
         agent=spec.agent,
@@ -170,6 +171,7 @@ def play(
         invalid_actions=state["invalid_actions"],
         sla_breaches=state["sla_breaches"],
         tokens=tokens,
+        agent_stats=stats,
         duration_s=round(time.perf_counter() - started, 4),
         trajectory=steps if keep_trajectory else [],
     )
