@@ -22,9 +22,11 @@ from datetime import datetime
 from pathlib import Path
 from statistics import mean
 
+import openai
+
 from inbox_triage.agents import LLMAgent, LLMConfig, make_agent
 from inbox_triage.agents.base import Agent
-from inbox_triage.agents.llm import PROTOCOLS
+from inbox_triage.agents.llm import PROTOCOLS, check_endpoint
 from inbox_triage.evaluation.records import EpisodeRecord
 from inbox_triage.evaluation.runs import RunConfig, RunMismatch, git_commit, run
 from inbox_triage.scenarios import fixed_task_ids
@@ -62,6 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.resume and args.out is None:
+        print("error: --resume needs --out, the run folder to continue", file=sys.stderr)
+        return 2
+    try:
+        check_endpoint(config)
+    except ConnectionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     known = fixed_task_ids()
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()] or known
     unknown = [t for t in tasks if t not in known]
@@ -101,6 +111,14 @@ def main(argv: list[str] | None = None) -> int:
     except (FileExistsError, RunMismatch) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except openai.APIError as exc:
+        print(f"error: the model endpoint failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            f"finished episodes are kept; continue with: python inference.py --out {folder} "
+            "--resume",
+            file=sys.stderr,
+        )
+        return 1
     if result.interrupted:
         print(f"interrupted; continue with: python inference.py --out {folder} --resume")
         return 130

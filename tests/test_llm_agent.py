@@ -15,6 +15,7 @@ from inbox_triage.agents import LLMAgent, LLMConfig
 from inbox_triage.agents.llm import parse_json_action, validate_action
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.evaluation.runs import EpisodeSpec, play
+from inbox_triage.models import TriageAction
 
 CONFIG = LLMConfig(model="scripted", base_url="http://unused.invalid/v1", invalid_retries=2)
 
@@ -24,13 +25,19 @@ def tool_answer(name: str, **arguments: Any) -> SimpleNamespace:
     return _response(SimpleNamespace(content=None, tool_calls=[call]))
 
 
+def tool_answer_raw(name: str, arguments: str) -> SimpleNamespace:
+    call = SimpleNamespace(function=SimpleNamespace(name=name, arguments=arguments))
+    return _response(SimpleNamespace(content=None, tool_calls=[call]))
+
+
 def text_answer(text: str) -> SimpleNamespace:
     return _response(SimpleNamespace(content=text, tool_calls=None))
 
 
-def _response(message: SimpleNamespace) -> SimpleNamespace:
+def _response(message: SimpleNamespace | None) -> SimpleNamespace:
     usage = SimpleNamespace(prompt_tokens=100, completion_tokens=10)
-    return SimpleNamespace(choices=[SimpleNamespace(message=message)], usage=usage)
+    choices = [] if message is None else [SimpleNamespace(message=message)]
+    return SimpleNamespace(choices=choices, usage=usage)
 
 
 def bad_request(message: str) -> openai.BadRequestError:
@@ -86,7 +93,7 @@ def test_without_tool_calls_the_agent_switches_to_schema_constrained_json():
     agent, env, observation = start(
         "ticket/easy_password_reset",
         text_answer('Sure! ```json\n{"action_type": "route_team", "value": "account"}\n```'),
-        text_answer('{"action_type": "add_tag", "value": "login"}'),
+        text_answer('{"action": {"action_type": "add_tag", "value": "login"}}'),
     )
     assert agent.act(observation.model_dump()) == {"action_type": "route_team",
                                                    "value": "account"}
@@ -95,7 +102,9 @@ def test_without_tool_calls_the_agent_switches_to_schema_constrained_json():
     second = agent.client.requests[1]
     assert "tools" not in second
     schema = second["response_format"]["json_schema"]["schema"]
-    kinds = {option["properties"]["action_type"]["enum"][0] for option in schema["anyOf"]}
+    assert schema["type"] == "object" and schema["required"] == ["action"]
+    options = schema["properties"]["action"]["anyOf"]
+    kinds = {option["properties"]["action_type"]["enum"][0] for option in options}
     assert kinds == set(observation.allowed_actions)
 
 
@@ -144,6 +153,54 @@ def test_servers_that_refuse_tools_or_schemas_are_asked_more_simply():
     assert "tools" not in requests[2] and requests[2]["response_format"]["type"] == "json_schema"
     assert requests[3]["response_format"] == {"type": "json_object"}
     assert "JSON object" in requests[3]["messages"][0]["content"]
+
+
+def test_step_downs_are_remembered_and_other_refusals_are_raised():
+    agent, env, observation = start(
+        "ticket/easy_password_reset",
+        text_answer('{"action_type": "set_priority", "value": "high"}'),  # no tool call
+        bad_request("response_format json_schema is not supported"),
+        text_answer('{"action_type": "route_team", "value": "account"}'),
+        text_answer('{"action_type": "add_tag", "value": "login"}'),
+        bad_request("This model's maximum context length is 8192 tokens"),
+    )
+    agent.act(observation.model_dump())
+    observation = env.step({"action_type": "set_priority", "value": "high"})
+    agent.act(observation.model_dump())
+    observation = env.step({"action_type": "route_team", "value": "account"})
+    agent.act(observation.model_dump())
+    formats = [r.get("response_format", {}).get("type") for r in agent.client.requests]
+    assert formats == [None, "json_schema", "json_object", "json_object"]  # asked once
+    with pytest.raises(openai.BadRequestError, match="context length"):
+        agent.act(env.step({"action_type": "add_tag", "value": "login"}).model_dump())
+
+
+def test_odd_tool_calls_are_invalid_answers_not_crashes():
+    agent, env, observation = start(
+        "ticket/easy_password_reset",
+        tool_answer_raw("set_priority", '["medium"]'),
+        _response(None),  # no choices at all, as a content filter may answer
+        tool_answer("set_priority", value="low", action_type="close_ticket"),
+    )
+    action = agent.act(observation.model_dump())
+    # The tool's name is the action: arguments cannot turn it into another one.
+    assert action == {"action_type": "set_priority", "value": "low"}
+    assert agent.usage.invalid_outputs == 2
+    assert not env.step(action).done
+
+
+def test_what_is_finally_sent_is_counted_the_same_in_process_and_over_the_wire():
+    bad = text_answer('{"action_type": "classify_ticket", "ticket_id": "T-101", '
+                      '"priority": 5, "mood": "sad"}')
+    agent, env, observation = start("inbox/easy_password_reset", bad, bad, bad)
+    action = agent.act(observation.model_dump())
+    # The wrongly typed and unknown fields are dropped, so a server's wire model accepts it
+    # and the environment, not the transport, refuses it.
+    assert action == {"action_type": "classify_ticket", "ticket_id": "T-101"}
+    TriageAction.model_validate(action)
+    result = env.step(action)
+    assert result.last_action_error["field"] == "priority"
+    assert env.state.invalid_actions == 1 and agent.usage.submitted_invalid == 1
 
 
 def test_an_episode_through_the_runner_records_tokens_and_the_model_actions():

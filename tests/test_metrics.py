@@ -240,3 +240,12 @@ def test_summary_is_frozen() -> None:
     s = summarise_agent("r", "a", [rec()])
     with pytest.raises(AttributeError):
         s.mean_grade = 0.0  # type: ignore[misc]
+
+
+def test_interval_resamples_scenarios_so_repeated_trials_add_no_false_precision() -> None:
+    once = [rec(g, seed=i) for i, g in enumerate([0.1, 0.5, 0.9, 0.3, 0.7])]
+    copies = [rec(r.grade, seed=r.seed, trial=t) for r in once for t in range(5)]
+    first = summarise_agent("r", "a", once)
+    repeated = summarise_agent("r", "a", copies)
+    assert (repeated.ci_low, repeated.ci_high) == (first.ci_low, first.ci_high)
+    assert repeated.mean_grade == pytest.approx(first.mean_grade)

@@ -153,3 +153,24 @@ def test_report_compares_runs_in_tables_markdown_and_plots(tmp_path):
         assert (tmp_path / "plots" / name).read_bytes()[:4] == b"\x89PNG"
     result = cli.invoke(app, ["report", str(tmp_path / "missing")])
     assert result.exit_code == 2 and "no such run folder" in flat(result.output)
+
+
+def test_a_whole_last_record_without_its_newline_is_kept(tmp_path):
+    config = RunConfig(agents=["heuristic"], tasks=["triage/easy"], episodes=3)
+    folder = tmp_path / "r"
+    whole = run(config, folder)
+    episodes = folder / EPISODES_FILE
+    episodes.write_text(episodes.read_text().rstrip("\n"))  # killed before the newline
+    resumed = run(config, folder, resume=True)
+    assert resumed.skipped == 3
+    assert comparable(read_records(folder)) == comparable(whole.records)
+    assert len(episodes.read_text().splitlines()) == 3
+    assert len(resumed.meta.sessions) == 2  # each start is on record
+
+
+def test_an_agent_or_task_named_twice_is_played_once(tmp_path):
+    config = RunConfig(agents=["noop", "noop"], tasks=["triage/easy", "triage/easy"],
+                       episodes=2)
+    result = run(config, tmp_path / "r")
+    assert [r.key for r in result.records] == ["noop|triage/easy|-|-|0|0",
+                                               "noop|triage/easy|-|-|1|0"]

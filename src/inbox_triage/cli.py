@@ -22,7 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from inbox_triage.agents import AGENTS, Agent, LLMAgent, LLMConfig, make_agent
-from inbox_triage.agents.llm import PROTOCOLS
+from inbox_triage.agents.llm import PROTOCOLS, check_endpoint
 from inbox_triage.domain import MODES
 from inbox_triage.evaluation import Rules, check_environment
 from inbox_triage.evaluation.degenerate import check_degenerate
@@ -145,6 +145,8 @@ class _RunProgress:
             TimeRemainingColumn(),
             console=console,
             transient=not console.is_terminal,
+            # LLM episodes can take minutes each: estimate the ETA over the whole run.
+            speed_estimate_period=7 * 24 * 3600,
         )
         self.task = self.bar.add_task(total_label, total=None, mean="-")
         self.grades: list[float] = []
@@ -264,6 +266,11 @@ def eval_command(
             "the oracle cannot read a pack's truth over the wire", param_hint="--env-url"
         )
     llm = _llm_config(agents, model, base_url, protocol, temperature, max_tokens)
+    if llm is not None:
+        try:
+            check_endpoint(llm)
+        except ConnectionError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--base-url") from None
     waits = llm is not None or env_url is not None
     config = RunConfig(
         agents=agents,
@@ -283,7 +290,12 @@ def eval_command(
     try:
         with progress.bar:
             result = run(
-                config, folder, resume=resume, agent_factory=_agent_factory(llm), progress=progress
+                config,
+                folder,
+                resume=resume,
+                agent_factory=_agent_factory(llm),
+                progress=progress,
+                notice=console.print,
             )
     except (FileExistsError, RunMismatch) as exc:
         raise typer.BadParameter(str(exc), param_hint="--out") from None
@@ -297,6 +309,12 @@ def eval_command(
         raise typer.Exit(1) from None
     if result.skipped:
         console.print(f"resumed: {result.skipped} finished episode(s) in {folder} were kept")
+    if len(result.commits) > 1:
+        commits = ", ".join(str(c) for c in result.commits)
+        console.print(
+            f"[yellow]note: this run's sessions ran on different commits ({commits}); "
+            "see meta.json[/yellow]"
+        )
     summaries = summaries_from_records(result.records)
     _print_grade_table(summaries, agents, task_ids, episodes, trials, seed, split, difficulty)
     if json_path:
@@ -379,6 +397,9 @@ def report_command(
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="RUNS") from None
         loaded.append((name, records))
+    names = [name for name, _ in loaded]
+    if len(set(names)) < len(names):  # two folders called run1: tell them apart by path
+        loaded = [(str(path), records) for path, (_, records) in zip(runs, loaded, strict=True)]
     summaries = summarise_runs(loaded, threshold=threshold)
     if markdown:
         typer.echo(comparison_markdown(summaries))

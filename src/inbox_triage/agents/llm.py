@@ -104,6 +104,29 @@ class LLMConfig:
         }
 
 
+def check_endpoint(config: LLMConfig, timeout_s: float = 15.0) -> None:
+    """Fails fast, with a clear message, when the endpoint cannot be reached or refuses the
+    key, instead of after every episode's retries. Endpoints without ``/models`` pass."""
+    import openai
+
+    client = openai.OpenAI(
+        base_url=config.base_url, api_key=config.api_key, timeout=timeout_s, max_retries=0
+    )
+    try:
+        client.models.list()
+    except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+        raise ConnectionError(
+            f"cannot reach the model endpoint {config.base_url} ({exc}); check API_BASE_URL "
+            "or --base-url, and that the server is running"
+        ) from None
+    except (openai.AuthenticationError, openai.PermissionDeniedError):
+        raise ConnectionError(
+            f"the model endpoint {config.base_url} refused the key: set HF_TOKEN or OPENAI_API_KEY"
+        ) from None
+    except openai.APIStatusError:
+        pass  # no /models route: the first real call will tell
+
+
 # ---------------------------------------------------------------------------- action shapes
 def visible_ids(observation: Observation) -> tuple[str, list[str]]:
     """The id field of this mode and the ids the agent can act on now."""
@@ -170,7 +193,8 @@ def tools_for(shapes: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def json_schema_for(shapes: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """One object per action type, told apart by a constant ``action_type``."""
+    """``{"action": one of the action objects}``, told apart by a constant ``action_type``
+    (a root must be an object for some APIs, so the choice sits one level down)."""
     options = []
     for action, shape in shapes.items():
         properties = {"action_type": {"type": "string", "enum": [action]}, **shape["properties"]}
@@ -182,7 +206,12 @@ def json_schema_for(shapes: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 "additionalProperties": False,
             }
         )
-    return {"anyOf": options}
+    return {
+        "type": "object",
+        "properties": {"action": {"anyOf": options}},
+        "required": ["action"],
+        "additionalProperties": False,
+    }
 
 
 def validate_action(action: Any, shapes: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
@@ -255,8 +284,8 @@ def system_prompt(
         how = "Call exactly one tool per turn: the next action."
     else:
         how = (
-            'Answer with exactly one JSON object and nothing else: {"action_type": ..., '
-            "fields...}, using the allowed values exactly as written."
+            'Answer with exactly one JSON object and nothing else: {"action": {"action_type": '
+            "..., fields...}}, using the allowed values exactly as written."
         )
     return (
         "You are a support agent working a company's shared support inbox. Follow the policy "
@@ -340,6 +369,8 @@ class LLMAgent:
     _policy: str = ""
     _history: list[str] = field(default_factory=list)
     _protocol: str = "auto"
+    _tool_choice: str = "required"
+    _response_format: str = "json_schema"
     _seed: int = 0
 
     def __post_init__(self) -> None:
@@ -400,8 +431,7 @@ class LLMAgent:
             )
         if error is not None:
             self.usage.submitted_invalid += 1
-            if not isinstance(action, dict):
-                action = {"action_type": "unparseable_model_output"}
+            action = wire_safe(action)
         self._history.append(f"step {observation.get('step_count', 0) + 1}: {json.dumps(action)}")
         return action
 
@@ -440,45 +470,90 @@ class LLMAgent:
         }
         if protocol == "tools":
             request["tools"] = tools_for(shapes)
-            request["tool_choice"] = "required"
-        else:
+            request["tool_choice"] = self._tool_choice
+        elif self._response_format == "json_schema":
             request["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "action", "schema": json_schema_for(shapes)},
             }
+        elif self._response_format == "json_object":
+            request["response_format"] = {"type": "json_object"}
         response = self._create(request)
         self.usage.calls += 1
-        if response.usage is not None:
+        if getattr(response, "usage", None) is not None:
             self.usage.known = True
             self.usage.prompt += response.usage.prompt_tokens or 0
             self.usage.completion += response.usage.completion_tokens or 0
+        if not response.choices:  # e.g. a provider's content filter
+            return None, "(an empty answer)", False
         message = response.choices[0].message
         calls = message.tool_calls or []
         if calls:
             call = calls[0]
             arguments = parse_json_action(call.function.arguments or "")
-            action = {"action_type": call.function.name, **(arguments or {})}
-            return action, f"{call.function.name}({call.function.arguments})", True
+            raw = f"{call.function.name}({call.function.arguments})"
+            if not isinstance(arguments, dict):
+                arguments = {} if not (call.function.arguments or "").strip() else None
+            if arguments is None:
+                return None, raw, True
+            # The tool's name is the action: an action_type among the arguments cannot change it.
+            return {**arguments, "action_type": call.function.name}, raw, True
         text = message.content or ""
-        return parse_json_action(text), text, False
+        return unwrap_action(parse_json_action(text)), text, False
 
     def _create(self, request: dict[str, Any]) -> Any:
-        """Calls the API, stepping down once through what the server refuses: required tool
-        choice -> automatic, JSON schema -> JSON object -> plain text."""
+        """Calls the API. When the server refuses a feature by name, steps down for all later
+        calls: required tool choice -> automatic -> JSON (in auto protocol), JSON
+        schema -> JSON object -> plain text. Any other refusal is raised as it is."""
         from openai import BadRequestError, UnprocessableEntityError
 
         while True:
             try:
                 return self.client.chat.completions.create(**request)
-            except (BadRequestError, UnprocessableEntityError):
-                if request.get("tool_choice") == "required":
-                    request["tool_choice"] = "auto"
-                elif "tools" in request:
-                    self._protocol = "json"
-                    raise _ToolsRefused from None
-                elif (request.get("response_format") or {}).get("type") == "json_schema":
-                    request["response_format"] = {"type": "json_object"}
-                elif "response_format" in request:
-                    request.pop("response_format")
-                else:
-                    raise
+            except (BadRequestError, UnprocessableEntityError) as exc:
+                said = str(exc).lower()
+                if "tools" in request and "tool" in said:
+                    if request.get("tool_choice") == "required":
+                        request["tool_choice"] = self._tool_choice = "auto"
+                        continue
+                    if self._protocol == "auto":
+                        self._protocol = "json"
+                        raise _ToolsRefused from None
+                elif "response_format" in request and any(
+                    word in said for word in ("response_format", "json_schema", "schema", "json")
+                ):
+                    if self._response_format == "json_schema":
+                        self._response_format = "json_object"
+                        request["response_format"] = {"type": "json_object"}
+                    else:
+                        self._response_format = "text"
+                        request.pop("response_format")
+                    continue
+                raise
+
+
+def unwrap_action(value: Any) -> Any:
+    """The action inside ``{"action": {...}}`` (the JSON schema's shape), or the value itself."""
+    if isinstance(value, dict) and set(value) == {"action"} and isinstance(value["action"], dict):
+        return value["action"]
+    return value
+
+
+def wire_safe(action: Any) -> dict[str, Any]:
+    """An invalid answer as it will be sent: the fields the wire model accepts (a field of the
+    wrong type or an unknown one would make a server refuse the whole message, and in-process
+    and served runs must count it the same way: as one invalid action)."""
+    from inbox_triage.models import TriageAction
+
+    if not isinstance(action, dict):
+        return {"action_type": "unparseable_model_output"}
+    kept: dict[str, Any] = {}
+    for name, value in action.items():
+        if name not in TriageAction.model_fields or name == "metadata":
+            continue
+        try:
+            TriageAction.model_validate({name: value})
+        except ValueError:
+            continue
+        kept[name] = value
+    return kept if kept.get("action_type") else {"action_type": "unparseable_model_output"}

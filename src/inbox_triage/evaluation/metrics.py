@@ -138,7 +138,12 @@ def summarise_agent(
     if not records:
         raise ValueError(f"no episodes for agent {agent!r} in run {run!r}")
     grades = [r.grade for r in records]
-    low, high = bootstrap_ci(grades)
+    # Trials of one scenario are not independent draws (at temperature 0 they are copies), so
+    # the interval resamples scenarios, each by its mean grade.
+    by_scenario: dict[ScenarioKey, list[float]] = defaultdict(list)
+    for record in records:
+        by_scenario[scenario_key(record)].append(record.grade)
+    low, high = bootstrap_ci([fmean(g) for g in by_scenario.values()])
     components: dict[str, list[float]] = defaultdict(list)
     for record in records:
         for name, score in record.components.items():

@@ -82,6 +82,10 @@ class RunMeta(BaseModel):
     complete: bool = False
     interrupted: bool = False
     runtime_s: float = 0.0
+    sessions: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="every start or resume: when, commit, versions and command",
+    )
 
 
 def read_records(path: str | Path) -> list[EpisodeRecord]:
@@ -121,15 +125,22 @@ def write_meta(folder: str | Path, meta: RunMeta) -> None:
 
 
 def repair_tail(file: Path) -> None:
-    """Cuts a torn last line (no trailing newline) so appends start on a fresh line."""
+    """Ends the file on a fresh line: a whole last record that only lacks its newline gets
+    one; a torn one (cut mid-write) is cut off, and that episode is run again."""
     if not file.exists() or file.stat().st_size == 0:
         return
     data = file.read_bytes()
     if data.endswith(b"\n"):
         return
     cut = data.rfind(b"\n") + 1
-    with file.open("r+b") as fh:
-        fh.truncate(cut)
+    try:
+        EpisodeRecord.model_validate_json(data[cut:])
+    except ValueError:
+        with file.open("r+b") as fh:
+            fh.truncate(cut)
+        return
+    with file.open("ab") as fh:
+        fh.write(b"\n")
 
 
 class RecordWriter:

@@ -24,6 +24,7 @@ from typing import Any
 from inbox_triage.agents import Agent, make_agent
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.evaluation.records import (
+    EPISODES_FILE,
     EpisodeRecord,
     RecordWriter,
     RunMeta,
@@ -31,6 +32,7 @@ from inbox_triage.evaluation.records import (
     episode_key,
     read_meta,
     read_records,
+    repair_tail,
     write_meta,
 )
 from inbox_triage.scenarios.sources import is_generated
@@ -91,10 +93,11 @@ class RunConfig:
     agent_settings: dict[str, Any] = field(default_factory=dict)
 
     def plan(self) -> list[EpisodeSpec]:
+        """Every episode once (an agent or task named twice is played once)."""
         specs = []
-        for task in self.tasks:
+        for task in dict.fromkeys(self.tasks):
             generated = is_generated(task)
-            for agent in self.agents:
+            for agent in dict.fromkeys(self.agents):
                 for i in range(self.episodes):
                     for trial in range(self.trials):
                         specs.append(
@@ -251,6 +254,11 @@ class RunResult:
     skipped: int
     interrupted: bool
 
+    @property
+    def commits(self) -> list[str | None]:
+        """The commits its sessions ran on: more than one means a resume after a change."""
+        return list(dict.fromkeys(session.get("commit") for session in self.meta.sessions))
+
 
 Progress = Callable[[EpisodeRecord | None, int, int], None]  # (record, done, planned)
 
@@ -262,6 +270,7 @@ def run(
     agent_factory: AgentFactory = make_agent,
     progress: Progress | None = None,
     command: list[str] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Runs every planned episode not yet in ``folder``; Ctrl-C stops cleanly (finished
     episodes are kept, running ones are dropped and rerun by ``resume``)."""
@@ -271,6 +280,7 @@ def run(
     out.mkdir(parents=True, exist_ok=True)
     meta = _start_meta(config, out, resume, command)
     planned = config.plan()
+    repair_tail(out / EPISODES_FILE)
     done = {r.key: r for r in read_records(out)}
     todo = [spec for spec in planned if spec.key not in done]
     skipped = len(planned) - len(todo)
@@ -280,9 +290,14 @@ def run(
     stop = threading.Event()
     lock = threading.Lock()
     started = time.perf_counter()
-    finished = len(done)
+    finished = 0
     if progress:
-        progress(None, finished, len(planned))
+        progress(None, 0, len(planned))
+        for spec in planned:  # a resumed run's bar and running mean start from what is done
+            if spec.key in done:
+                finished += 1
+                progress(done[spec.key], finished, len(planned))
+    finished = len(done)
     interrupted = False
 
     def one(spec: EpisodeSpec) -> EpisodeRecord:
@@ -295,8 +310,8 @@ def run(
         return record
 
     pool = ThreadPoolExecutor(max_workers=max(1, config.concurrency))
+    pending: set[Future[EpisodeRecord]] = set()
     try:
-        pending: set[Future[EpisodeRecord]] = set()
         queue: Iterator[EpisodeSpec] = iter(todo)
         for spec in _take(queue, max(1, config.concurrency)):
             pending.add(pool.submit(one, spec))
@@ -311,6 +326,12 @@ def run(
                     pending.add(pool.submit(one, spec))
     except KeyboardInterrupt:
         interrupted = True
+        running = sum(1 for future in pending if not future.done())
+        if notice and running:
+            notice(
+                f"stopping: {running} running episode(s) end at their next step (an LLM call "
+                "in flight is waited for); they are not recorded and --resume reruns them"
+            )
     except BaseException:
         stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -351,19 +372,22 @@ def _start_meta(config: RunConfig, out: Path, resume: bool, command: list[str] |
                 f"{out} was run with other settings ({', '.join(changed)} differ); "
                 "resume it with the same options or start a new run folder"
             )
+    command = command if command is not None else sys.argv
+    session = {"started": now, "commit": git_commit(), "versions": versions(), "command": command}
     return RunMeta(
         name=out.name,
         created=previous.created if previous else now,
         updated=now,
-        command=command if command is not None else sys.argv,
+        command=command,
+        sessions=[*(previous.sessions if previous else []), session],
         config={
             "identity": identity,
             "env_url": config.env_url,
             "concurrency": config.concurrency,
             "keep_trajectory": config.keep_trajectory,
         },
-        versions=versions(),
-        commit=git_commit(),
+        versions=session["versions"],
+        commit=session["commit"],
         runtime_s=previous.runtime_s if previous else 0.0,
     )
 
