@@ -28,7 +28,7 @@ from inbox_triage.agents import LLMAgent, LLMConfig, make_agent
 from inbox_triage.agents.base import Agent
 from inbox_triage.agents.llm import PROTOCOLS, check_endpoint
 from inbox_triage.evaluation.records import EpisodeRecord
-from inbox_triage.evaluation.runs import RunConfig, RunMismatch, git_commit, run
+from inbox_triage.evaluation.runs import RunConfig, RunMismatch, check_server, git_commit, run
 from inbox_triage.scenarios import fixed_task_ids
 
 
@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         check_endpoint(config)
+        if args.env_url:
+            check_server(args.env_url)
     except ConnectionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

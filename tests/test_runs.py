@@ -174,3 +174,13 @@ def test_an_agent_or_task_named_twice_is_played_once(tmp_path):
     result = run(config, tmp_path / "r")
     assert [r.key for r in result.records] == ["noop|triage/easy|-|-|0|0",
                                                "noop|triage/easy|-|-|1|0"]
+
+
+def test_a_server_that_is_not_there_is_a_clear_usage_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    from live_server import free_port
+    result = cli.invoke(app, ["eval", "-a", "heuristic", "-t", "triage/easy", "--env-url",
+                              f"http://127.0.0.1:{free_port()}"])
+    assert result.exit_code == 2
+    assert "cannot reach the environment server" in flat(result.output)
+    assert not (tmp_path / "runs").exists()

@@ -35,7 +35,7 @@ from inbox_triage.evaluation.report import (
     write_plots,
 )
 from inbox_triage.evaluation.runner import Summary, summaries_from_records, write_json
-from inbox_triage.evaluation.runs import RunConfig, RunMismatch, run
+from inbox_triage.evaluation.runs import RunConfig, RunMismatch, check_server, run
 from inbox_triage.scenarios import ScenarioError, fixed_task_ids, load_task, task_info
 from inbox_triage.scenarios.generator import PRESETS, SPLITS
 from inbox_triage.scenarios.packs import import_tickets, load_pack
@@ -261,10 +261,11 @@ def eval_command(
         _check_choice("--protocol", protocol, PROTOCOLS)
     if resume and out is None:
         raise typer.BadParameter("--resume needs the run folder to continue", param_hint="--out")
-    if env_url is not None and "oracle" in agents and "/pack:" in ",".join(task_ids):
-        raise typer.BadParameter(
-            "the oracle cannot read a pack's truth over the wire", param_hint="--env-url"
-        )
+    if env_url is not None:
+        try:
+            check_server(env_url)
+        except ConnectionError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--env-url") from None
     llm = _llm_config(agents, model, base_url, protocol, temperature, max_tokens)
     if llm is not None:
         try:

@@ -126,6 +126,20 @@ class RunConfig:
         }
 
 
+def check_server(url: str, timeout_s: float = 10.0) -> None:
+    """Fails fast when ``--env-url`` is not a running inbox-triage server."""
+    import httpx
+
+    try:
+        response = httpx.get(f"{url.rstrip('/')}/health", timeout=timeout_s)
+    except httpx.HTTPError as exc:
+        raise ConnectionError(f"cannot reach the environment server {url} ({exc})") from None
+    if response.status_code != 200:
+        raise ConnectionError(
+            f"{url} answered {response.status_code} on /health: is it an inbox-triage server?"
+        )
+
+
 # ------------------------------------------------------------------------------ one episode
 def play(
     spec: EpisodeSpec,
