@@ -175,6 +175,16 @@ def test_step_downs_are_remembered_and_other_refusals_are_raised():
         agent.act(env.step({"action_type": "add_tag", "value": "login"}).model_dump())
 
 
+def test_an_answer_cut_off_at_the_token_limit_is_told_so():
+    cut = text_answer('{"action": {"action_type": "draft_reply", "value": "Hello Lena, we')
+    cut.choices[0].finish_reason = "length"
+    agent, _env, observation = start(
+        "ticket/easy_password_reset", cut,
+        text_answer('{"action": {"action_type": "draft_reply", "value": "Hello Lena."}}'))
+    assert agent.act(observation.model_dump())["value"] == "Hello Lena."
+    assert "cut off at the token limit" in agent.client.requests[1]["messages"][-1]["content"]
+
+
 def test_odd_tool_calls_are_invalid_answers_not_crashes():
     agent, env, observation = start(
         "ticket/easy_password_reset",

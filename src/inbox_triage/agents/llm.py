@@ -52,6 +52,7 @@ VALUE_DESCRIPTIONS = {
     "request_info": "the question to the customer (only evidence the team needs)",
 }
 MAX_TEXT_CHARS = 1200  # enough for a reply; stops a small model rambling to max_tokens
+MAX_CHARS = {"summary": 280}  # the policy's limit
 STATIC_KEYS = {"policy", "vocabulary", "action_schema", "allowed_actions", "metadata", "reward"}
 MAX_BODY_CHARS = 1500
 
@@ -157,7 +158,7 @@ def field_schema(
     if allowed:
         schema["enum"] = allowed
     elif kind == "string":
-        schema["maxLength"] = MAX_TEXT_CHARS
+        schema["maxLength"] = MAX_CHARS.get(name, MAX_TEXT_CHARS)
     return schema
 
 
@@ -371,6 +372,7 @@ class LLMAgent:
     _protocol: str = "auto"
     _tool_choice: str = "required"
     _response_format: str = "json_schema"
+    _cut_off: bool = False
     _seed: int = 0
 
     def __post_init__(self) -> None:
@@ -421,12 +423,17 @@ class LLMAgent:
             if error is None:
                 break
             self.usage.invalid_outputs += 1
+            hint = (
+                " Your answer was cut off at the token limit: keep texts short."
+                if self._cut_off
+                else ""
+            )
             messages.append({"role": "assistant", "content": raw or "(no answer)"})
             messages.append(
                 {
                     "role": "user",
                     "content": "That is not a valid action: "
-                    f"{json.dumps(error)}. Answer again with one corrected action.",
+                    f"{json.dumps(error)}.{hint} Answer again with one corrected action.",
                 }
             )
         if error is not None:
@@ -486,6 +493,7 @@ class LLMAgent:
             self.usage.completion += response.usage.completion_tokens or 0
         if not response.choices:  # e.g. a provider's content filter
             return None, "(an empty answer)", False
+        self._cut_off = getattr(response.choices[0], "finish_reason", None) == "length"
         message = response.choices[0].message
         calls = message.tool_calls or []
         if calls:
