@@ -28,7 +28,14 @@ from inbox_triage.agents import LLMAgent, LLMConfig, make_agent
 from inbox_triage.agents.base import Agent
 from inbox_triage.agents.llm import PROTOCOLS, check_endpoint
 from inbox_triage.evaluation.records import EpisodeRecord
-from inbox_triage.evaluation.runs import RunConfig, RunMismatch, check_server, git_commit, run
+from inbox_triage.evaluation.runs import (
+    EpisodeSpec,
+    RunConfig,
+    RunMismatch,
+    check_server,
+    git_commit,
+    run,
+)
 from inbox_triage.scenarios import fixed_task_ids
 
 
@@ -39,6 +46,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--protocol", choices=PROTOCOLS, help="auto: tools, else JSON")
     parser.add_argument("--temperature", type=float, help="default 0")
     parser.add_argument("--max-tokens", type=int, help="tokens per answer (default 512)")
+    parser.add_argument(
+        "--request-timeout", type=float, help="seconds per model call (default 120)"
+    )
     parser.add_argument(
         "--tasks", help="comma-separated task ids (default: every fixed task)", default=""
     )
@@ -60,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             protocol=args.protocol,
             temperature=args.temperature,
             max_tokens=args.max_tokens,
+            timeout_s=args.request_timeout,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -93,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
 
+    def step_line(spec: EpisodeSpec, step: int, action: dict, observation: dict) -> None:
+        error = observation.get("last_action_error")
+        outcome = f"refused: {error.get('message')}" if error else f"reward {observation['reward']}"
+        kind = action.get("action_type")
+        print(f"    {spec.task} seed {spec.seed} step {step}: {kind} ({outcome})", flush=True)
+
     started = time.perf_counter()
     print(f"model {config.model} at {config.base_url}; {len(tasks)} task(s); run in {folder}")
     try:
@@ -109,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             resume=args.resume,
             agent_factory=factory,
             progress=progress,
+            on_step=step_line,
         )
     except (FileExistsError, RunMismatch) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -78,8 +78,9 @@ def test_inference_script_drives_real_episodes_with_a_real_model(model_url, tmp_
            "HF_TOKEN": "", "OPENAI_API_KEY": ""}
     result = subprocess.run(
         [sys.executable, str(ROOT / "inference.py"), "--tasks", TASK, "--concurrency", "1",
-         "--max-tokens", "256", "--output", str(scores_file), "--out", str(run_folder)],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600,
+         "--max-tokens", "256", "--request-timeout", "600", "--output", str(scores_file),
+         "--out", str(run_folder)],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=1800,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     scores = json.loads(scores_file.read_text())

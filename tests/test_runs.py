@@ -55,6 +55,7 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path):
     output = process.communicate(timeout=60)[0].decode()
     assert process.returncode == 130, output
     assert "--resume" in flat(output)
+    assert "PARTIAL" in flat(output)  # the table says it covers only what was done
     meta = read_meta(cut)
     kept = read_records(cut)
     assert meta.interrupted and not meta.complete
@@ -183,4 +184,13 @@ def test_a_server_that_is_not_there_is_a_clear_usage_error(tmp_path, monkeypatch
                               f"http://127.0.0.1:{free_port()}"])
     assert result.exit_code == 2
     assert "cannot reach the environment server" in flat(result.output)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_bad_pack_path_is_a_usage_error_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = cli.invoke(app, ["eval", "-a", "heuristic", "-t", "ticket/pack:/nonexistent",
+                              "--out", "runs/r"])
+    assert result.exit_code == 2, result.output
+    assert "--tasks" in flat(result.output)
     assert not (tmp_path / "runs").exists()

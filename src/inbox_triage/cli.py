@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -72,11 +73,18 @@ def select_tasks(selectors: list[str] | None) -> list[str]:
         if len(matches) != 1 and "@" in selector:
             load_task(selector)  # a pinned version: validates or raises a clear error
             matches = [selector]
-        if len(matches) != 1:
-            known = ", ".join([*MODES, *all_task_ids()])
-            what = "is ambiguous" if matches else "is not a task"
+        if len(matches) > 1:
             raise typer.BadParameter(
-                f"{selector!r} {what}; choose from: {known}", param_hint="--tasks"
+                f"{selector!r} is ambiguous: {' or '.join(matches)}", param_hint="--tasks"
+            )
+        if not matches:
+            known = [*MODES, *all_task_ids()]
+            close = difflib.get_close_matches(selector, known, n=3)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            raise typer.BadParameter(
+                f"{selector!r} is not a task; {hint}choose from: {', '.join(known)} "
+                "(or MODE/pack:PATH for your own tickets)",
+                param_hint="--tasks",
             )
         out.extend(matches)
     return list(dict.fromkeys(out))
@@ -106,6 +114,7 @@ def _llm_config(
     protocol: str | None,
     temperature: float | None,
     max_tokens: int | None,
+    timeout_s: float | None,
 ) -> LLMConfig | None:
     """The LLM agent's settings from the environment and the flags (flags win)."""
     if "llm" not in agents:
@@ -117,6 +126,7 @@ def _llm_config(
             protocol=protocol,
             temperature=temperature,
             max_tokens=max_tokens,
+            timeout_s=timeout_s,
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--model") from None
@@ -203,7 +213,9 @@ def eval_command(
     ] = "medium",
     out: Annotated[
         Path | None,
-        typer.Option(help="Run folder for episodes.jsonl and meta.json (default runs/TIME)."),
+        typer.Option(
+            help="Run folder for episodes.jsonl and meta.json (default runs/eval-DATE-TIME)."
+        ),
     ] = None,
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out, skipping finished episodes.")
@@ -243,6 +255,10 @@ def eval_command(
     max_tokens: Annotated[
         int | None, typer.Option(min=16, help="llm agent: tokens per answer (default 512).")
     ] = None,
+    request_timeout: Annotated[
+        float | None,
+        typer.Option(min=1, help="llm agent: seconds per model call (default 120)."),
+    ] = None,
     more_tasks: Annotated[
         list[str] | None,
         typer.Argument(metavar="[TASK]...", help="More tasks, so that --tasks A B C works."),
@@ -266,7 +282,7 @@ def eval_command(
             check_server(env_url)
         except ConnectionError as exc:
             raise typer.BadParameter(str(exc), param_hint="--env-url") from None
-    llm = _llm_config(agents, model, base_url, protocol, temperature, max_tokens)
+    llm = _llm_config(agents, model, base_url, protocol, temperature, max_tokens, request_timeout)
     if llm is not None:
         try:
             check_endpoint(llm)
@@ -300,6 +316,8 @@ def eval_command(
             )
     except (FileExistsError, RunMismatch) as exc:
         raise typer.BadParameter(str(exc), param_hint="--out") from None
+    except ScenarioError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--tasks") from None
     except Exception as exc:
         console.print(
             f"[red]the run stopped: {escape(type(exc).__name__)}: {escape(str(exc))}[/red]"
@@ -350,6 +368,12 @@ def _print_grade_table(
     title = f"Mean grade (± standard deviation) over {plays} per cell, {seeds}"
     if any(t in generated_task_ids() for t in task_ids):
         title += f"; generated tasks: {split} split, {difficulty}"
+    planned = len(agents) * len(task_ids) * episodes * trials
+    done = sum(s.episodes for s in summaries)
+    if done < planned:
+        title = f"PARTIAL ({done} of {planned} episodes done): " + title.replace(
+            "over", "over up to", 1
+        )
     console.print(title)
     table = Table()
     table.add_column("task")

@@ -141,12 +141,16 @@ def check_server(url: str, timeout_s: float = 10.0) -> None:
 
 
 # ------------------------------------------------------------------------------ one episode
+StepHook = Callable[[EpisodeSpec, int, dict[str, Any], dict[str, Any]], None]
+
+
 def play(
     spec: EpisodeSpec,
     agent: Agent,
     env_url: str | None = None,
     stop: threading.Event | None = None,
     keep_trajectory: bool = True,
+    on_step: StepHook | None = None,
 ) -> EpisodeRecord:
     """Plays one episode in-process, or over WebSocket when ``env_url`` is given."""
     started = time.perf_counter()
@@ -160,6 +164,8 @@ def play(
                 raise RunInterrupted
             action = agent.act(observation)
             observation = session.step(action)
+            if on_step is not None:
+                on_step(spec, len(steps) + 1, action, observation)
             steps.append(
                 Step(
                     action=action,
@@ -285,15 +291,21 @@ def run(
     progress: Progress | None = None,
     command: list[str] | None = None,
     notice: Callable[[str], None] | None = None,
+    on_step: StepHook | None = None,
 ) -> RunResult:
     """Runs every planned episode not yet in ``folder``; Ctrl-C stops cleanly (finished
     episodes are kept, running ones are dropped and rerun by ``resume``)."""
     out = Path(folder)
     if out.exists() and any(out.iterdir()) and not resume:
-        raise FileExistsError(f"{out} already holds a run: pass --resume to continue it")
+        raise FileExistsError(
+            f"{out} already holds a run: pass --resume to continue it, or choose another --out"
+        )
+    planned = config.plan()
+    first_of_each_task = {spec.task: spec for spec in reversed(planned)}
+    for spec in first_of_each_task.values():  # a bad pack path fails here, before any file
+        InboxTriageEnv().reset(**spec.reset_args())
     out.mkdir(parents=True, exist_ok=True)
     meta = _start_meta(config, out, resume, command)
-    planned = config.plan()
     repair_tail(out / EPISODES_FILE)
     done = {r.key: r for r in read_records(out)}
     todo = [spec for spec in planned if spec.key not in done]
@@ -315,7 +327,8 @@ def run(
     interrupted = False
 
     def one(spec: EpisodeSpec) -> EpisodeRecord:
-        record = play(spec, agent_factory(spec.agent), config.env_url, stop, config.keep_trajectory)
+        agent = agent_factory(spec.agent)
+        record = play(spec, agent, config.env_url, stop, config.keep_trajectory, on_step)
         with lock:  # a record is on disk and counted, or neither (after Ctrl-C)
             if stop.is_set():
                 raise RunInterrupted
@@ -362,7 +375,7 @@ def run(
     writer.close()
     meta = _end_meta(out, meta, done, planned, started, interrupted)
     ordered = [done[s.key] for s in planned if s.key in done]
-    return RunResult(out, ordered, meta, skipped, interrupted)
+    return RunResult(out, ordered, meta, skipped, meta.interrupted)
 
 
 def _take(queue: Iterator[EpisodeSpec], n: int) -> list[EpisodeSpec]:
