@@ -28,7 +28,7 @@ from inbox_triage.domain import MODES
 from inbox_triage.evaluation import Rules, check_environment
 from inbox_triage.evaluation.degenerate import check_degenerate
 from inbox_triage.evaluation.metrics import summarise_runs
-from inbox_triage.evaluation.records import EpisodeRecord
+from inbox_triage.evaluation.records import EpisodeRecord, read_records
 from inbox_triage.evaluation.report import (
     comparison_markdown,
     comparison_table,
@@ -144,7 +144,7 @@ def _agent_factory(llm: LLMConfig | None) -> Callable[[str], Agent]:
 class _RunProgress:
     """A rich progress bar with ETA and the running mean grade."""
 
-    def __init__(self, total_label: str) -> None:
+    def __init__(self, total_label: str, resumed: list[EpisodeRecord]) -> None:
         self.bar = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -158,8 +158,11 @@ class _RunProgress:
             # LLM episodes can take minutes each: estimate the ETA over the whole run.
             speed_estimate_period=7 * 24 * 3600,
         )
-        self.task = self.bar.add_task(total_label, total=None, mean="-")
-        self.grades: list[float] = []
+        # A resumed run starts the bar and the running mean from what is done, without
+        # counting those episodes as speed (they took no time now).
+        self.grades = [r.grade for r in resumed]
+        mean = f"{sum(self.grades) / len(self.grades):.3f}" if self.grades else "-"
+        self.task = self.bar.add_task(total_label, total=None, completed=len(resumed), mean=mean)
 
     def __call__(self, record: EpisodeRecord | None, done: int, planned: int) -> None:
         if record is None:
@@ -303,7 +306,11 @@ def eval_command(
         agent_settings={"llm": llm.public()} if llm else {},
     )
     folder = out or _new_run_folder()
-    progress = _RunProgress(f"{len(agents)} agent(s) x {len(task_ids)} task(s)")
+    try:
+        resumed = read_records(folder) if resume else []
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--out") from None
+    progress = _RunProgress(f"{len(agents)} agent(s) x {len(task_ids)} task(s)", resumed)
     try:
         with progress.bar:
             result = run(

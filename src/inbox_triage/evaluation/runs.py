@@ -316,14 +316,9 @@ def run(
     stop = threading.Event()
     lock = threading.Lock()
     started = time.perf_counter()
-    finished = 0
-    if progress:
-        progress(None, 0, len(planned))
-        for spec in planned:  # a resumed run's bar and running mean start from what is done
-            if spec.key in done:
-                finished += 1
-                progress(done[spec.key], finished, len(planned))
     finished = len(done)
+    if progress:
+        progress(None, finished, len(planned))
     interrupted = False
 
     def one(spec: EpisodeSpec) -> EpisodeRecord:
