@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
 from statistics import mean
@@ -110,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         kind = action.get("action_type")
         print(f"    {spec.task} seed {spec.seed} step {step}: {kind} ({outcome})", flush=True)
 
-    started = time.perf_counter()
+    commit = git_commit()  # the code that runs, read before anything can change it
     print(f"model {config.model} at {config.base_url}; {len(tasks)} task(s); run in {folder}")
     try:
         result = run(
@@ -157,9 +156,10 @@ def main(argv: list[str] | None = None) -> int:
         "invalid_actions": sum(r.invalid_actions for r in result.records),
         "steps": sum(r.steps for r in result.records),
         "tokens": sum(tokens) if tokens else None,
-        "runtime_s": round(time.perf_counter() - started, 1),
-        "runtime_min": round((time.perf_counter() - started) / 60, 2),
-        "commit": git_commit(),
+        # Over every session of the run, when it was interrupted and resumed.
+        "runtime_s": round(result.meta.runtime_s, 1),
+        "runtime_min": round(result.meta.runtime_s / 60, 2),
+        "commit": commit,
         "run_folder": str(folder),
     }
     Path(args.output).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
