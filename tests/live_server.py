@@ -20,30 +20,26 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(*args: str, timeout_s: float = 30.0) -> Iterator[str]:
-    """Yields the base URL of `inbox-triage serve` on 127.0.0.1; always stops it."""
-    port = free_port()
-    command = [sys.executable, "-m", "inbox_triage.cli", "serve", "--host", "127.0.0.1",
-               "--port", str(port), *args]
-    # Logs go to a file: an unread pipe fills up and would freeze the server.
+def running_process(command: list[str], url: str, timeout_s: float = 30.0) -> Iterator[None]:
+    """Runs ``command`` until ``url``/health answers 200; always stops it. Its logs go to a
+    file: an unread pipe fills up and would freeze the process."""
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
-    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + timeout_s
         while True:
             if process.poll() is not None:
                 log.seek(0)
-                raise RuntimeError(f"server exited: {log.read().decode()[-2000:]}")
+                raise RuntimeError(f"{command[2:4]} exited: {log.read().decode()[-2000:]}")
             try:
-                if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
+                if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError("server did not become healthy in time")
+                raise RuntimeError(f"{command[2:4]} did not become healthy in time")
             time.sleep(0.2)
-        yield url
+        yield
     finally:
         process.terminate()
         try:
@@ -52,3 +48,14 @@ def running_server(*args: str, timeout_s: float = 30.0) -> Iterator[str]:
             process.kill()
             process.wait()
         log.close()
+
+
+@contextlib.contextmanager
+def running_server(*args: str, timeout_s: float = 30.0) -> Iterator[str]:
+    """Yields the base URL of `inbox-triage serve` on 127.0.0.1; always stops it."""
+    port = free_port()
+    command = [sys.executable, "-m", "inbox_triage.cli", "serve", "--host", "127.0.0.1",
+               "--port", str(port), *args]
+    url = f"http://127.0.0.1:{port}"
+    with running_process(command, url, timeout_s):
+        yield url

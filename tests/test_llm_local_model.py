@@ -5,19 +5,15 @@ applied and graded, not that the model is good (it is tiny)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
-from live_server import free_port
+from live_server import free_port, running_process
 
 from inbox_triage.agents import local_model
 from inbox_triage.env import InboxTriageEnv
@@ -32,43 +28,14 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@contextlib.contextmanager
-def model_server(timeout_s: float = 60.0) -> Iterator[str]:
-    """Yields the /v1 base URL of the local model server; always stops it."""
-    port = free_port()
-    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
-    process = subprocess.Popen(
-        [sys.executable, "-m", "inbox_triage.agents.local_model", "--port", str(port)],
-        stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if process.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"model server exited: {log.read().decode()[-2000:]}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("model server did not become healthy in time")
-            time.sleep(0.3)
-        yield f"{url}/v1"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
-
-
 @pytest.fixture(scope="module")
 def model_url() -> Iterator[str]:
-    with model_server() as url:
-        yield url
+    """The /v1 base URL of the local model server on loopback."""
+    port = free_port()
+    command = [sys.executable, "-m", "inbox_triage.agents.local_model", "--port", str(port)]
+    url = f"http://127.0.0.1:{port}"
+    with running_process(command, url, timeout_s=120):
+        yield f"{url}/v1"
 
 
 def test_inference_script_drives_real_episodes_with_a_real_model(model_url, tmp_path):

@@ -7,6 +7,7 @@ from statistics import fmean
 
 import numpy as np
 import pytest
+from record_factory import rec
 
 from inbox_triage.evaluation.metrics import (
     bootstrap_ci,
@@ -15,45 +16,7 @@ from inbox_triage.evaluation.metrics import (
     summarise_agent,
     summarise_runs,
 )
-from inbox_triage.evaluation.records import EpisodeRecord, episode_key
-
-
-def rec(
-    grade: float = 1.0,
-    *,
-    agent: str = "oracle",
-    task: str = "inbox/generated",
-    mode: str | None = None,
-    split: str | None = "test",
-    difficulty: str | None = "easy",
-    seed: int = 0,
-    trial: int = 0,
-    components: dict[str, float] | None = None,
-    steps: int = 10,
-    invalid_actions: int = 0,
-    sla_breaches: int = 0,
-    tokens: dict[str, int] | None = None,
-    duration_s: float = 1.0,
-) -> EpisodeRecord:
-    return EpisodeRecord(
-        key=episode_key(agent, task, split, difficulty, seed, trial),
-        agent=agent,
-        task=task,
-        mode=mode or task.split("/")[0],
-        split=split,
-        difficulty=difficulty,
-        seed=seed,
-        trial=trial,
-        grade=grade,
-        components=components if components is not None else {"routing": grade},
-        total_reward=grade,
-        penalties=0.0,
-        steps=steps,
-        invalid_actions=invalid_actions,
-        sla_breaches=sla_breaches,
-        tokens=tokens,
-        duration_s=duration_s,
-    )
+from inbox_triage.evaluation.records import EpisodeRecord
 
 
 def trials(grades: list[float], seed: int = 0, **kw: object) -> list[EpisodeRecord]:

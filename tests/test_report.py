@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from record_factory import rec as make_record
 from rich.console import Console
 
 from inbox_triage.evaluation.metrics import summarise_runs
@@ -14,7 +15,6 @@ from inbox_triage.evaluation.records import (
     EpisodeRecord,
     RunMeta,
     dump_jsonl,
-    episode_key,
     write_meta,
 )
 from inbox_triage.evaluation.report import (
@@ -27,40 +27,10 @@ from inbox_triage.evaluation.report import (
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-def rec(
-    grade: float,
-    *,
-    agent: str = "oracle",
-    task: str = "triage/easy",
-    seed: int = 0,
-    trial: int = 0,
-    steps: int = 10,
-    invalid_actions: int = 0,
-    sla_breaches: int = 0,
-    tokens: dict[str, int] | None = None,
-    components: dict[str, float] | None = None,
-) -> EpisodeRecord:
-    generated = task.endswith("/generated")
-    split, difficulty = ("test", "easy") if generated else (None, None)
-    return EpisodeRecord(
-        key=episode_key(agent, task, split, difficulty, seed, trial),
-        agent=agent,
-        task=task,
-        mode=task.split("/")[0],
-        split=split,
-        difficulty=difficulty,
-        seed=seed,
-        trial=trial,
-        grade=grade,
-        components=components if components is not None else {"routing": grade},
-        total_reward=grade,
-        penalties=0.0,
-        steps=steps,
-        invalid_actions=invalid_actions,
-        sla_breaches=sla_breaches,
-        tokens=tokens,
-        duration_s=1.5,
-    )
+def rec(grade: float, **fields: object) -> EpisodeRecord:
+    """Records here default to a fixed task."""
+    fields.setdefault("task", "triage/easy")
+    return make_record(grade, **fields)  # type: ignore[arg-type]
 
 
 def write_run(folder: Path, records: list[EpisodeRecord], name: str | None = None) -> Path:
