@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import mean, pstdev
 from typing import Any
@@ -98,7 +99,8 @@ class Summary:
         }
 
 
-def summarise(episodes: list[Episode]) -> Summary:
+def summarise(episodes: Sequence[Episode | EpisodeRecord]) -> Summary:
+    """Mean, spread and reward of one (task, agent)'s episodes, in memory or from a run."""
     grades = [e.grade for e in episodes]
     return Summary(
         task=episodes[0].task,
@@ -117,22 +119,7 @@ def summaries_from_records(records: list[EpisodeRecord]) -> list[Summary]:
     groups: dict[tuple[str, str], list[EpisodeRecord]] = {}
     for record in records:
         groups.setdefault((record.task, record.agent), []).append(record)
-    out = []
-    for (task, agent), group in groups.items():
-        grades = [r.grade for r in group]
-        out.append(
-            Summary(
-                task=task,
-                agent=agent,
-                episodes=len(group),
-                mean_grade=mean(grades),
-                std_grade=pstdev(grades),
-                min_grade=min(grades),
-                max_grade=max(grades),
-                mean_reward=mean(r.total_reward for r in group),
-            )
-        )
-    return out
+    return [summarise(group) for group in groups.values()]
 
 
 def evaluate(
