@@ -44,6 +44,9 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path):
         [sys.executable, "-m", "inbox_triage.cli", "eval", *args, "--out", str(cut)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
         env={**os.environ, "COLUMNS": "200"},
+        # A shell's background job (a CI runner may be one) inherits SIGINT ignored, and Python
+        # then never turns it into KeyboardInterrupt: give the child the default, as a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.default_int_handler),
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # Ctrl-C once some episodes are on disk
