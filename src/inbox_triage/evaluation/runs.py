@@ -155,8 +155,7 @@ def play(
     """Plays one episode in-process, or over WebSocket when ``env_url`` is given."""
     started = time.perf_counter()
     with _session(spec, env_url) as session:
-        observation, scenario = session.reset()
-        truth = scenario if getattr(agent, "needs_truth", False) else None
+        observation, truth = session.reset(needs_truth=getattr(agent, "needs_truth", False))
         agent.reset(observation, scenario=truth, seed=spec.agent_seed)
         steps: list[Step] = []
         while not observation.get("done"):
@@ -205,9 +204,9 @@ class _LocalSession:
         self.spec = spec
         self.env = InboxTriageEnv()
 
-    def reset(self) -> tuple[dict[str, Any], Any]:
+    def reset(self, needs_truth: bool) -> tuple[dict[str, Any], Any]:
         observation = self.env.reset(**self.spec.reset_args())
-        return observation.model_dump(), self.env.scenario
+        return observation.model_dump(), self.env.scenario if needs_truth else None
 
     def step(self, action: dict[str, Any]) -> dict[str, Any]:
         return self.env.step(action).model_dump()
@@ -229,9 +228,11 @@ class _RemoteSession:
         self.client = InboxTriageClient(base_url=url).sync()
         self.client.connect()
 
-    def reset(self) -> tuple[dict[str, Any], Any]:
+    def reset(self, needs_truth: bool) -> tuple[dict[str, Any], Any]:
         result = self.client.reset(**self.spec.reset_args())
-        local = InboxTriageEnv()
+        if not needs_truth:
+            return self._observation(result), None
+        local = InboxTriageEnv()  # only an oracle needs it: built here, never sent
         local.reset(**self.spec.reset_args())
         return self._observation(result), local.scenario
 
