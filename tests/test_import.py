@@ -26,6 +26,12 @@ def rows() -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
+def test_the_served_test_pack_is_what_importing_the_shipped_csv_makes(tmp_path):
+    """tests/data/packs/acme (which `serve --packs tests/data/packs` plays) stays current."""
+    out = import_tickets(CSV, ORG, tmp_path / "acme")
+    assert load_pack(out) == load_pack(DATA / "packs" / "acme")
+
+
 def test_the_shipped_csv_round_trips_into_a_pack(tmp_path):
     out = tmp_path / "acme"
     import_tickets(CSV, ORG, out)

@@ -560,11 +560,37 @@ def serve_command(
             "$INBOX_TRIAGE_IDLE_TIMEOUT_S or 900).",
         ),
     ] = None,
+    packs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--packs",
+            help="A folder whose pack folders are playable by name (MODE/pack:NAME); repeat "
+            "for more (default $INBOX_TRIAGE_PACKS). Without it, served pack tasks are refused.",
+        ),
+    ] = None,
+    allow_llm_baseline: Annotated[
+        bool | None,
+        typer.Option(
+            "--allow-llm-baseline/--no-llm-baseline",
+            help="Let POST /baseline run the llm agent on this server's API endpoint and key "
+            "(default $INBOX_TRIAGE_ALLOW_LLM_BASELINE, else no).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the environment over HTTP and WebSocket (OpenEnv)."""
     from inbox_triage.server.app import serve
 
-    serve(host=host, port=port, max_sessions=max_sessions, idle_timeout_s=idle_timeout)
+    try:
+        serve(
+            host=host,
+            port=port,
+            max_sessions=max_sessions,
+            idle_timeout_s=idle_timeout,
+            pack_folders=list(packs or []),
+            allow_llm_baseline=allow_llm_baseline,
+        )
+    except ScenarioError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--packs") from None
 
 
 @app.command("tasks")

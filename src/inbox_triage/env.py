@@ -18,6 +18,7 @@ from inbox_triage.models import TriageAction, TriageObservation, TriageState
 from inbox_triage.modes import MODE_VIEWS, ModeView
 from inbox_triage.modes.base import ViewCache
 from inbox_triage.scenarios import ScenarioError
+from inbox_triage.scenarios.pack_library import PackLibrary
 from inbox_triage.scenarios.sources import DEFAULT_TASK, make_scenario
 
 RECENT_EVENTS = 8
@@ -47,9 +48,12 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, default_task: str = DEFAULT_TASK) -> None:
+    def __init__(self, default_task: str = DEFAULT_TASK, packs: PackLibrary | None = None) -> None:
+        """``packs`` is a server's: with it, ``pack:NAME`` tasks name one of those packs and a
+        reset never reads the disk; without it (in-process use), ``pack:PATH`` is a path."""
         super().__init__()
         self.default_task = default_task
+        self.packs = packs
         self._scenario: Scenario | None = None
         self._engine: Engine | None = None
         self._mode: ModeView | None = None
@@ -90,7 +94,9 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         chosen = task or task_id
         if chosen is None and mode is None:
             chosen = self.default_task
-        scenario = make_scenario(chosen, mode, split, difficulty, seed, **knobs)
+        if "packs" in knobs:  # the server's own setting, never a request's
+            raise ScenarioError("packs is not a reset field")
+        scenario = make_scenario(chosen, mode, split, difficulty, seed, packs=self.packs, **knobs)
         self._start(scenario, seed=seed, episode_id=episode_id)
         return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
 

@@ -35,7 +35,8 @@ from inbox_triage.evaluation.records import (
     repair_tail,
     write_meta,
 )
-from inbox_triage.scenarios.sources import is_generated
+from inbox_triage.scenarios import ScenarioError
+from inbox_triage.scenarios.sources import PACK_PREFIX, is_generated
 
 AgentFactory = Callable[[str], Agent]
 
@@ -151,10 +152,12 @@ def play(
     stop: threading.Event | None = None,
     keep_trajectory: bool = True,
     on_step: StepHook | None = None,
+    env_factory: Callable[[], InboxTriageEnv] = InboxTriageEnv,
 ) -> EpisodeRecord:
-    """Plays one episode in-process, or over WebSocket when ``env_url`` is given."""
+    """Plays one episode in-process (in an environment ``env_factory`` makes: a server's own,
+    for ``/baseline``), or over WebSocket when ``env_url`` is given."""
     started = time.perf_counter()
-    with _session(spec, env_url) as session:
+    with _session(spec, env_url, env_factory) as session:
         observation, truth = session.reset(needs_truth=getattr(agent, "needs_truth", False))
         agent.reset(observation, scenario=truth, seed=spec.agent_seed)
         steps: list[Step] = []
@@ -200,9 +203,9 @@ def play(
 
 
 class _LocalSession:
-    def __init__(self, spec: EpisodeSpec) -> None:
+    def __init__(self, spec: EpisodeSpec, env_factory: Callable[[], InboxTriageEnv]) -> None:
         self.spec = spec
-        self.env = InboxTriageEnv()
+        self.env = env_factory()
 
     def reset(self, needs_truth: bool) -> tuple[dict[str, Any], Any]:
         observation = self.env.reset(**self.spec.reset_args())
@@ -256,8 +259,10 @@ class _RemoteSession:
 
 
 class _session:  # noqa: N801 - used as a context manager, like a function
-    def __init__(self, spec: EpisodeSpec, env_url: str | None) -> None:
-        self.inner = _RemoteSession(spec, env_url) if env_url else _LocalSession(spec)
+    def __init__(
+        self, spec: EpisodeSpec, env_url: str | None, env_factory: Callable[[], InboxTriageEnv]
+    ) -> None:
+        self.inner = _RemoteSession(spec, env_url) if env_url else _LocalSession(spec, env_factory)
 
     def __enter__(self) -> _LocalSession | _RemoteSession:
         return self.inner
@@ -303,8 +308,8 @@ def run(
         )
     planned = config.plan()
     first_of_each_task = {spec.task: spec for spec in reversed(planned)}
-    for spec in first_of_each_task.values():  # a bad pack path fails here, before any file
-        InboxTriageEnv().reset(**spec.reset_args())
+    for spec in first_of_each_task.values():  # a bad task fails here, before any file
+        _check_task(spec, config.env_url)
     out.mkdir(parents=True, exist_ok=True)
     meta = _start_meta(config, out, resume, command)
     repair_tail(out / EPISODES_FILE)
@@ -372,6 +377,21 @@ def run(
     meta = _end_meta(out, meta, done, planned, started, interrupted)
     ordered = [done[s.key] for s in planned if s.key in done]
     return RunResult(out, ordered, meta, skipped, meta.interrupted)
+
+
+def _check_task(spec: EpisodeSpec, env_url: str | None) -> None:
+    """Resets the task where its episodes will run: a served pack is a name the server knows,
+    not a path here, so it is checked there."""
+    if env_url is None or PACK_PREFIX not in spec.task:
+        InboxTriageEnv().reset(**spec.reset_args())
+        return
+    remote = _RemoteSession(spec, env_url)
+    try:
+        remote.reset(needs_truth=False)
+    except RuntimeError as exc:
+        raise ScenarioError(f"the server refused {spec.task}: {exc}") from None
+    finally:
+        remote.close()
 
 
 def _take(queue: Iterator[EpisodeSpec], n: int) -> list[EpisodeSpec]:

@@ -288,8 +288,15 @@ def load_pack(path: str | Path) -> Pack:
 
 
 def pack_scenario(mode: Mode, path: str, seed: int = 0, size: int | None = None) -> Scenario:
-    """An episode over a pack: ``size`` tickets drawn by ``seed`` (one in ticket mode)."""
-    pack = load_pack(path)
+    """An episode over the pack at ``path``: ``size`` tickets drawn by ``seed``."""
+    return scenario_from_pack(load_pack(path), mode, path, seed, size)
+
+
+def scenario_from_pack(
+    pack: Pack, mode: Mode, label: str, seed: int = 0, size: int | None = None
+) -> Scenario:
+    """An episode over a loaded pack: ``size`` tickets drawn by ``seed`` (one in ticket mode).
+    ``label`` names it in the task id: the path in-process, the pack's name on a server."""
     size = min(DEFAULT_SIZES[mode], len(pack.tickets)) if size is None else size
     if mode == "ticket":
         size = 1
@@ -302,7 +309,7 @@ def pack_scenario(mode: Mode, path: str, seed: int = 0, size: int | None = None)
     chosen = rng.sample(pack.tickets, min(size, len(pack.tickets)))
     tickets = tuple(_for_mode(mode, t) for t in chosen)
     return Scenario(
-        id=f"{mode}/pack:{path}",
+        id=f"{mode}/pack:{label}",
         mode=mode,
         title=f"{pack.name}: {len(tickets)} ticket(s), seed {seed}",
         difficulty="pack",

@@ -7,12 +7,15 @@ A task id is ``MODE/NAME``: a fixed task (``triage/easy``, ``triage/easy@v1``),
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inbox_triage.domain import MODES, Scenario
 from inbox_triage.scenarios.generator import SPLITS, generate
 from inbox_triage.scenarios.loader import ScenarioError, fixed_task_ids, load_task
 from inbox_triage.scenarios.packs import pack_scenario
+
+if TYPE_CHECKING:
+    from inbox_triage.scenarios.pack_library import PackLibrary
 
 DEFAULT_TASK = "triage/easy"
 GENERATED = "generated"
@@ -67,27 +70,59 @@ def make_scenario(
     split: str | None = None,
     difficulty: str | None = None,
     seed: int | None = None,
+    packs: PackLibrary | None = None,
     **knobs: Any,
 ) -> Scenario:
-    """The scenario a reset asks for."""
+    """The scenario a reset asks for. With ``packs`` (a server's), a ``pack:`` task names one
+    of those packs and nothing is read from disk; without, it is a path (in-process use).
+    A server's refusals never quote what was given: it is shown as '…'."""
+    if packs is None:
+        return _make_scenario(task, mode, split, difficulty, seed, None, **knobs)
+    try:
+        return _make_scenario(task, mode, split, difficulty, seed, packs, **knobs)
+    except ScenarioError as exc:
+        if getattr(exc, "allowed", None) is not None:  # the packs' refusal: nothing quoted
+            raise
+        given = [task, mode, split, difficulty, seed, *knobs.values()]
+        raise ScenarioError(unquoted(str(exc), given)) from None
+
+
+def unquoted(message: str, given: list[Any]) -> str:
+    """``message`` with every quotation of a given value (but a number) replaced by '…'."""
+    quoted = [v for v in given if v is not None and not isinstance(v, bool | int | float)]
+    for value in sorted(quoted, key=lambda v: -len(repr(v))):
+        message = message.replace(repr(value), "'…'")
+    return message
+
+
+def _make_scenario(
+    task: str | None,
+    mode: str | None,
+    split: str | None,
+    difficulty: str | None,
+    seed: int | None,
+    packs: PackLibrary | None,
+    **knobs: Any,
+) -> Scenario:
     for name, value in (("split", split), ("difficulty", difficulty)):
         if value is not None and not isinstance(value, str):
             raise ScenarioError(f"{name} must be a string, not {type(value).__name__}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}")
+    if packs is not None and isinstance(task, str) and PACK_PREFIX in task:
+        head, _, name = task.partition(PACK_PREFIX)
+        pack_mode = head[:-1] if head.endswith("/") else (mode if not head else None)
+        if head and mode is not None and pack_mode != mode:
+            pack_mode = None
+        packs.check(pack_mode, name)
+        _reject_extras(split, difficulty, knobs)
+        return packs.scenario(pack_mode, name, 0 if seed is None else seed, knobs.get("size"))
     task_id = resolve_task_id(task, mode)
     task_mode, _, name = task_id.partition("/")
     if name.startswith(PACK_PREFIX):
         if task_mode not in MODES:
             raise ScenarioError(f"mode {task_mode!r} is not one of {', '.join(MODES)}")
-        extras = {
-            "split": split,
-            "difficulty": difficulty,
-            **{k: v for k, v in knobs.items() if k != "size"},
-        }
-        given = sorted(k for k, v in extras.items() if v is not None)
-        if given:
-            raise ScenarioError(f"{', '.join(given)} do not apply to packs (size and seed do)")
+        _reject_extras(split, difficulty, knobs)
         return pack_scenario(
             task_mode,
             name[len(PACK_PREFIX) :],
@@ -114,6 +149,17 @@ def make_scenario(
             f"{task_id} is a fixed task"
         )
     return load_task(task_id)
+
+
+def _reject_extras(split: str | None, difficulty: str | None, knobs: dict[str, Any]) -> None:
+    extras = {
+        "split": split,
+        "difficulty": difficulty,
+        **{k: v for k, v in knobs.items() if k != "size"},
+    }
+    given = sorted(k for k, v in extras.items() if v is not None)
+    if given:
+        raise ScenarioError(f"{', '.join(given)} do not apply to packs (size and seed do)")
 
 
 __all__ = [

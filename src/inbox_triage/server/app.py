@@ -4,20 +4,30 @@
 - ``POST /reset``, ``POST /step``, ``GET /state``, ``GET /grader`` act on an HTTP session named
   by the ``X-Session-Id`` header or a ``session_id`` field; without one they share a default
   session, so the seeds' curl and ``requests`` snippets work as written.
-- ``GET /tasks`` lists every task with its mode's action schema and vocabulary; ``/healthz``
-  answers like ``/health``.
+- ``GET /tasks`` lists every task with its mode's action schema and vocabulary, and the packs
+  the operator named (``serve --packs DIR``); ``/healthz`` answers like ``/health``.
+- ``POST /baseline`` runs a built-in agent over the fixed tasks (``server/baseline.py``).
+
+Nothing a request says opens a file or a URL: packs are loaded at start-up and played by name,
+and every error that leaves is a field and a short message, never an echo (``server/errors.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import ctypes
+import functools
 import json
+import logging
 import os
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.types import ConcurrencyConfig
@@ -28,7 +38,15 @@ from starlette.responses import Response
 from inbox_triage.env import ActionRefused, InboxTriageEnv
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
 from inbox_triage.scenarios import ScenarioError
-from inbox_triage.server.catalog import task_catalog
+from inbox_triage.scenarios.pack_library import PACKS_ENV, PackLibrary, PackRefused
+from inbox_triage.server.baseline import Baseline, agent_factory_for
+from inbox_triage.server.catalog import pack_catalog, task_catalog
+from inbox_triage.server.errors import (
+    ScrubErrors,
+    error_response,
+    first_error_field,
+    public_message,
+)
 from inbox_triage.server.sessions import DEFAULT_SESSION, SessionError, SessionStore
 
 DEFAULT_PORT = 8000
@@ -38,11 +56,7 @@ MAX_BODY_BYTES = 64 * 1024
 RESET_FIELDS = {"task", "task_id", "mode", "split", "difficulty", "seed", "episode_id"}
 
 
-def _error(status: int, field: str, message: str, allowed: Any = None) -> JSONResponse:
-    body: dict[str, Any] = {"field": field, "message": message}
-    if allowed is not None:
-        body["allowed"] = allowed
-    return JSONResponse({"error": body}, status_code=status)
+_error = error_response
 
 
 class BodyLimit(BaseHTTPMiddleware):
@@ -64,7 +78,7 @@ async def _json_object(request: Request) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SessionError(400, "body", f"is not valid JSON ({exc})") from None
+        raise SessionError(400, "body", f"is not valid JSON ({type(exc).__name__})") from None
     if not isinstance(data, dict):
         raise SessionError(400, "body", "must be a JSON object")
     return data
@@ -97,11 +111,16 @@ def _payload(observation: TriageObservation, session_id: str) -> dict[str, Any]:
 def build_app(
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
+    packs: PackLibrary | None = None,
+    allow_llm_baseline: bool = False,
 ) -> FastAPI:
     """The whole server: OpenEnv's app with our session-aware routes in place of its
-    stateless ``/reset``, ``/step`` and ``/state``."""
+    stateless ``/reset``, ``/step`` and ``/state``. Every environment it makes plays packs
+    from ``packs`` only (none when not given)."""
+    library = packs if packs is not None else PackLibrary()
+    factory = functools.partial(InboxTriageEnv, packs=library)
     app = create_app(
-        InboxTriageEnv,
+        factory,
         TriageAction,
         TriageObservation,
         env_name="inbox_triage",
@@ -118,14 +137,30 @@ def build_app(
             getattr(r, "path", None) == p and m in getattr(r, "methods", set()) for p, m in replaced
         )
     ]
-    store = SessionStore(InboxTriageEnv, max_sessions, idle_timeout_s)
+    store = SessionStore(factory, max_sessions, idle_timeout_s)
     app.state.sessions = store
+    app.state.packs = library
+    baseline = app.state.baseline = Baseline(factory, allow_llm=allow_llm_baseline)
     app.add_middleware(BodyLimit)
+    app.add_middleware(ScrubErrors)
     app.router.on_startup.append(_start_memory_trimmer)
 
     @app.exception_handler(SessionError)
     async def _session_error(_: Request, exc: SessionError) -> JSONResponse:
         return _error(exc.status, exc.field, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        field, message = first_error_field(list(exc.errors()))
+        return _error(422, field, message)
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(_: Request, exc: HTTPException) -> JSONResponse:
+        """OpenEnv's own routes keep their ``detail`` shape, without any echo."""
+        detail = exc.detail if isinstance(exc.detail, str) else "is not a valid request"
+        return JSONResponse(
+            {"detail": public_message(detail)}, status_code=exc.status_code, headers=exc.headers
+        )
 
     @app.post("/reset", tags=["Sessions"], summary="Start an episode in an HTTP session")
     async def reset(request: Request) -> JSONResponse:
@@ -143,10 +178,12 @@ def build_app(
         with session.lock:
             try:
                 observation = session.env.reset(**body)
+            except PackRefused as exc:
+                return _error(422, exc.field, exc.message, exc.allowed)
             except ScenarioError as exc:
-                return _error(422, "task", str(exc))
-            except TypeError as exc:
-                return _error(422, "body", str(exc))
+                return _error(422, "task", public_message(exc))
+            except TypeError:
+                return _error(422, "body", "a reset field has the wrong type")
         return JSONResponse(_payload(observation, session_id))
 
     @app.post("/step", tags=["Sessions"], summary="Take an action in an HTTP session")
@@ -166,13 +203,13 @@ def build_app(
                 TriageAction.model_validate(action)
             except ValidationError as exc:
                 first = exc.errors()[0]
-                field = ".".join(str(p) for p in first["loc"]) or "action"
+                field, message = first_error_field([first])
                 allowed = (
                     sorted(TriageAction.model_fields)
                     if first["type"] == ("extra_forbidden")
                     else None
                 )
-                return _error(422, field, first["msg"], allowed)
+                return _error(422, field if field != "body" else "action", message, allowed)
             try:
                 observation = env.step(action, strict=True)
             except ActionRefused as exc:
@@ -219,7 +256,21 @@ def build_app(
 
     @app.get("/tasks", tags=["Tasks"], summary="Every task with its action schema and vocabulary")
     async def tasks() -> JSONResponse:
-        return JSONResponse(task_catalog())
+        catalog = task_catalog()
+        return JSONResponse({**catalog, "tasks": [*catalog["tasks"], *pack_catalog(library)]})
+
+    @app.post("/baseline", tags=["Tasks"], summary="A built-in agent's grades on the fixed tasks")
+    async def run_baseline(request: Request) -> JSONResponse:
+        body = await _json_object(request)
+        wanted = baseline.parse(body, dict(request.query_params))
+        if not baseline.lock.acquire(blocking=False):
+            return _error(409, "baseline", "a baseline is running; retry when it has finished")
+        try:
+            agents = await run_in_threadpool(agent_factory_for, wanted)
+            answer = await run_in_threadpool(baseline.run, wanted, agents)
+        finally:
+            baseline.lock.release()
+        return JSONResponse(answer)
 
     @app.get("/healthz", tags=["Health"], summary="Health check (as /health)")
     async def healthz() -> JSONResponse:
@@ -269,9 +320,34 @@ def _settings_from_env() -> tuple[int, float | None]:
     return max_sessions, (float(timeout) if float(timeout) > 0 else None)
 
 
+ALLOW_LLM_BASELINE_ENV = "INBOX_TRIAGE_ALLOW_LLM_BASELINE"
+log = logging.getLogger("inbox_triage.server")
+
+
+def pack_folders_from_env() -> list[str]:
+    """``$INBOX_TRIAGE_PACKS``: pack folders separated like ``$PATH`` (':' on Linux)."""
+    return [p for p in os.environ.get(PACKS_ENV, "").split(os.pathsep) if p.strip()]
+
+
+def load_packs(folders: Iterable[str | Path]) -> PackLibrary:
+    """The operator's packs, loaded once; what is playable (or not, and why) goes to the log."""
+    library = PackLibrary.from_folders(folders)
+    if library.names():
+        log.info("packs playable by name: %s", ", ".join(library.names()))
+    return library
+
+
+def _flag_from_env(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def app_from_env() -> FastAPI:
     """For ``uvicorn inbox_triage.server.app:app_from_env --factory``."""
-    return build_app(*_settings_from_env())
+    return build_app(
+        *_settings_from_env(),
+        packs=load_packs(pack_folders_from_env()),
+        allow_llm_baseline=_flag_from_env(ALLOW_LLM_BASELINE_ENV),
+    )
 
 
 def serve(
@@ -279,12 +355,25 @@ def serve(
     port: int | None = None,
     max_sessions: int | None = None,
     idle_timeout_s: float | None = None,
+    pack_folders: list[str | Path] | None = None,
+    allow_llm_baseline: bool | None = None,
 ) -> None:
+    """Serves until stopped. ``pack_folders`` (or ``$INBOX_TRIAGE_PACKS``) name the folders
+    whose packs are playable by name; ``allow_llm_baseline`` (or
+    ``$INBOX_TRIAGE_ALLOW_LLM_BASELINE``) lets ``POST /baseline`` run the llm agent."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("inbox_triage").setLevel(logging.INFO)
     env_sessions, env_timeout = _settings_from_env()
     port = port or int(os.environ.get("PORT", DEFAULT_PORT))
     app = build_app(
         max_sessions or env_sessions,
         env_timeout if idle_timeout_s is None else (idle_timeout_s or None),
+        packs=load_packs(pack_folders if pack_folders else pack_folders_from_env()),
+        allow_llm_baseline=(
+            _flag_from_env(ALLOW_LLM_BASELINE_ENV)
+            if allow_llm_baseline is None
+            else allow_llm_baseline
+        ),
     )
     # Observations are a few KB of JSON: compressing every WebSocket frame cost more server
     # time than it saved on loopback and LAN links (benchmarks/bench_server.py).

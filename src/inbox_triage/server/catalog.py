@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inbox_triage.domain import Engine
 from inbox_triage.modes import MODE_VIEWS
 from inbox_triage.scenarios import fixed_task_ids, load_task
 from inbox_triage.scenarios.generator import PRESETS, SPLITS, generate
 from inbox_triage.scenarios.sources import generated_task_ids
+
+if TYPE_CHECKING:
+    from inbox_triage.scenarios.pack_library import PackLibrary
 
 
 @cache
@@ -38,3 +41,28 @@ def task_catalog() -> dict[str, Any]:
             }
         tasks.append(entry)
     return {"tasks": tasks, "default_task": "triage/easy"}
+
+
+def pack_catalog(library: PackLibrary) -> list[dict[str, Any]]:
+    """The operator's packs as tasks: one per mode, with the pack's own vocabulary."""
+    entries: list[dict[str, Any]] = []
+    for task_id in library.task_ids():
+        mode, _, name = task_id.partition("/pack:")
+        scenario = library.scenario(mode, name, 0, None)
+        entries.append(
+            {
+                "task_id": task_id,
+                "mode": mode,
+                "title": f"{library.packs[name].name}: your own tickets",
+                "difficulty": "pack",
+                "objective": scenario.objective,
+                "tickets": len(library.packs[name].tickets),
+                "action_schema": MODE_VIEWS[mode].schema(),
+                "vocabulary": MODE_VIEWS[mode].vocabulary(Engine(scenario)),
+                "reset_options": {
+                    "seed": "any non-negative integer",
+                    "size": f"1 to {len(library.packs[name].tickets)} tickets",
+                },
+            }
+        )
+    return entries

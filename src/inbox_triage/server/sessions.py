@@ -71,7 +71,7 @@ class SessionStore:
         return session_id
 
     def new_id(self) -> str:
-        return "s-" + secrets.token_hex(8)
+        return "s-" + secrets.token_hex(16)  # 128 random bits: not guessable
 
     def get(self, session_id: str, create: bool) -> Session:
         """The session, created on reset when new (if there is room)."""
