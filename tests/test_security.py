@@ -129,6 +129,79 @@ def test_errors_never_echo_what_they_could_not_use(server):
     assert SECRET not in openenv_route.text and openenv_route.json()["error"]["field"]
 
 
+def test_no_route_repeats_a_long_value_it_refused(server):
+    """What the adversarial review found: values repeated inside our messages, OpenEnv's own
+    messages ('Method not found: ...', 'Unknown message type: ...'), paths and JSON-RPC ids."""
+    mark = "Q" * 200
+    answers = [
+        httpx.post(f"{server}/reset", json=body, timeout=10)
+        for body in ({"seed": mark}, {"seed": {"x": mark}}, {"task": f"triage/{mark}"},
+                     {"task": f"triage/easy{mark}", "split": "train"})
+    ]
+    answers.append(httpx.post(f"{server}/step", json={"action_type": mark}, timeout=10))
+    answers.append(httpx.get(f"{server}/{mark}/splits", timeout=10))
+    answers.append(httpx.post(f"{server}/mcp", timeout=10,
+                              json={"jsonrpc": "2.0", "method": mark, "id": mark}))
+    answers.append(httpx.post(f"{server}/baseline", json={"tasks": [f"ticket/{mark}"]},
+                              timeout=10))
+    for answer in answers:
+        assert 400 <= answer.status_code < 500 or "jsonrpc" in answer.text, answer.text
+        assert "QQQQ" not in answer.text, answer.text
+    with connect(server.replace("http", "ws") + f"/ws?x={mark}") as ws:
+        for frame in ({"type": mark}, {"type": "reset", "data": {"task": "triage/generated",
+                                                                  mark: 1}},
+                      {"type": "reset", "data": {"seed": mark}},
+                      {"type": "mcp", "data": {"jsonrpc": "2.0", "method": mark, "id": 1}}):
+            ws.send(json.dumps(frame))
+            answer = ws.recv(timeout=10)
+            assert "QQQQ" not in answer, answer
+        ws.send(json.dumps({"type": "reset", "data": {"task": "triage/easy"}}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "observation"  # still usable
+    with connect(server.replace("http", "ws") + f"/ws?session_id={mark}") as ws:
+        assert "QQQQ" not in ws.recv(timeout=10)
+
+
+def test_odd_bodies_are_4xx_never_500(server):
+    for raw in (b'{"seed": ' + b"1" * 5000 + b"}", b"[" * 40000, b"\xff\xfe"):
+        for route in ("/reset", "/step", "/baseline"):
+            answer = httpx.post(f"{server}{route}", content=raw, timeout=10,
+                                headers={"content-type": "application/json"})
+            assert answer.status_code == 400, (route, raw[:20], answer.text)
+
+    def chunked():
+        yield b'{"task": "'
+        for _ in range(1024):  # 1 MiB with no Content-Length: refused once past 64 KiB
+            yield b"A" * 1024
+        yield b'"}'
+
+    answer = httpx.post(f"{server}/reset", content=chunked(), timeout=30)
+    assert answer.status_code == 413 and answer.json()["error"]["field"] == "body"
+    assert httpx.post(f"{server}/reset", json={}, timeout=10).status_code == 200
+
+
+def test_openenvs_shared_web_page_is_never_mounted(monkeypatch):
+    monkeypatch.setenv("ENABLE_WEB_INTERFACE", "true")
+    with running_server() as url:
+        assert httpx.get(f"{url}/web", timeout=10).status_code == 404
+        assert httpx.post(f"{url}/web/reset", json={}, timeout=10).status_code == 404
+
+
+def test_a_pack_that_does_not_load_is_logged_and_left_out(tmp_path):
+    named = tmp_path / "named"
+    shutil.copytree(ACME, named / "good")
+    (named / "binary").mkdir()
+    (named / "binary" / "pack.yaml").write_bytes(b"\xff\xfe\x00garbage")
+    (named / "invalid").mkdir()
+    (named / "invalid" / "pack.yaml").write_text(f"db_password: {SECRET}\n")
+    with running_server("--packs", str(named)) as url:
+        tasks = [t["task_id"] for t in httpx.get(f"{url}/tasks", timeout=10).json()["tasks"]]
+        assert [t for t in tasks if "/pack:" in t] == [
+            "triage/pack:good", "ticket/pack:good", "inbox/pack:good"]
+        refusal = http_reset(url, {"task": "triage/pack:nope"})
+        for name in ("binary", "invalid"):
+            assert http_reset(url, {"task": f"triage/pack:{name}"}) == refusal
+
+
 def test_a_named_pack_plays_by_name_over_http_and_websocket(server):
     local = run_episode(f"triage/pack:{ACME}", make_agent("heuristic"), 2)
     session = httpx.post(f"{server}/sessions", timeout=10).json()["session_id"]

@@ -78,7 +78,7 @@ class Engine:
         if not ticket_id:
             raise ActionError(field, "is required", visible)
         if ticket_id not in self.state.arrived:
-            raise ActionError(field, f"unknown id {ticket_id!r}", visible)
+            raise ActionError(field, "is not the id of a ticket that has arrived", visible)
         return self._tickets[ticket_id]
 
     def visible_ids(self) -> list[str]:
@@ -104,7 +104,7 @@ class Engine:
         if value is None or value == "":
             raise ActionError(field, "is required", allowed)
         if value not in allowed:
-            raise ActionError(field, f"{value!r} is not an allowed value", allowed)
+            raise ActionError(field, "is not an allowed value", allowed)
         return value
 
     def received_at(self, ticket: Ticket) -> int:

@@ -40,9 +40,7 @@ class ModeView(ABC):
         if kind is None:
             raise ActionError("action_type", "is required", self.actions)
         if kind not in self.actions:
-            raise ActionError(
-                "action_type", f"{kind!r} is not an action of {self.name} mode", self.actions
-            )
+            raise ActionError("action_type", f"is not an action of {self.name} mode", self.actions)
         required, optional = self.actions[kind]
         for field in required:
             value = action.get(field)

@@ -36,7 +36,7 @@ class TicketMode(ModeView):
         only = engine.scenario.tickets[0].id
         given = action.get("ticket_id")
         if given is not None and given != only:
-            raise ActionError("ticket_id", f"unknown id {given!r}", [only])
+            raise ActionError("ticket_id", "is not this ticket's id", [only])
         return only
 
     def apply(self, engine: Engine, kind: str, action: Mapping[str, Any]) -> str:

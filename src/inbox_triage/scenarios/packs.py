@@ -283,7 +283,7 @@ def load_pack(path: str | Path) -> Pack:
         raise ScenarioError(f"{path}: no {PACK_FILE} here (make one with 'inbox-triage import')")
     try:
         return Pack(**yaml.safe_load(file.read_text(encoding="utf-8")))
-    except (ValidationError, yaml.YAMLError, TypeError) as exc:
+    except (ValidationError, yaml.YAMLError, TypeError, UnicodeDecodeError, OSError) as exc:
         raise ScenarioError(f"{file}: not a valid pack:\n{exc}") from None
 
 

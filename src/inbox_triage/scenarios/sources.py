@@ -75,35 +75,7 @@ def make_scenario(
 ) -> Scenario:
     """The scenario a reset asks for. With ``packs`` (a server's), a ``pack:`` task names one
     of those packs and nothing is read from disk; without, it is a path (in-process use).
-    A server's refusals never quote what was given: it is shown as '…'."""
-    if packs is None:
-        return _make_scenario(task, mode, split, difficulty, seed, None, **knobs)
-    try:
-        return _make_scenario(task, mode, split, difficulty, seed, packs, **knobs)
-    except ScenarioError as exc:
-        if getattr(exc, "allowed", None) is not None:  # the packs' refusal: nothing quoted
-            raise
-        given = [task, mode, split, difficulty, seed, *knobs.values()]
-        raise ScenarioError(unquoted(str(exc), given)) from None
-
-
-def unquoted(message: str, given: list[Any]) -> str:
-    """``message`` with every quotation of a given value (but a number) replaced by '…'."""
-    quoted = [v for v in given if v is not None and not isinstance(v, bool | int | float)]
-    for value in sorted(quoted, key=lambda v: -len(repr(v))):
-        message = message.replace(repr(value), "'…'")
-    return message
-
-
-def _make_scenario(
-    task: str | None,
-    mode: str | None,
-    split: str | None,
-    difficulty: str | None,
-    seed: int | None,
-    packs: PackLibrary | None,
-    **knobs: Any,
-) -> Scenario:
+    """
     for name, value in (("split", split), ("difficulty", difficulty)):
         if value is not None and not isinstance(value, str):
             raise ScenarioError(f"{name} must be a string, not {type(value).__name__}")

@@ -29,23 +29,20 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from openenv.core.env_server.http_server import create_app
+from openenv.core.env_server.http_server import create_fastapi_app
 from openenv.core.env_server.types import ConcurrencyConfig
 from pydantic import ValidationError
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from starlette.responses import Response
 
 from inbox_triage.env import ActionRefused, InboxTriageEnv
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.pack_library import PACKS_ENV, PackLibrary, PackRefused
 from inbox_triage.server.baseline import Baseline, agent_factory_for
-from inbox_triage.server.catalog import pack_catalog, task_catalog
+from inbox_triage.server.catalog import known_words, pack_catalog, task_catalog
 from inbox_triage.server.errors import (
     ScrubErrors,
     error_response,
     first_error_field,
-    public_message,
 )
 from inbox_triage.server.sessions import DEFAULT_SESSION, SessionError, SessionStore
 
@@ -53,20 +50,11 @@ DEFAULT_PORT = 8000
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_IDLE_TIMEOUT_S = 900.0
 MAX_BODY_BYTES = 64 * 1024
+MAX_WS_FRAME_BYTES = 2 * 1024 * 1024  # a larger frame closes the connection (uvicorn: 16 MiB)
 RESET_FIELDS = {"task", "task_id", "mode", "split", "difficulty", "seed", "episode_id"}
 
 
 _error = error_response
-
-
-class BodyLimit(BaseHTTPMiddleware):
-    """Refuses oversized requests before anything reads them."""
-
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return _error(413, "body", f"requests may be at most {MAX_BODY_BYTES} bytes")
-        return await call_next(request)
 
 
 async def _json_object(request: Request) -> dict[str, Any]:
@@ -77,7 +65,7 @@ async def _json_object(request: Request) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, 4,300+ digits, depth
         raise SessionError(400, "body", f"is not valid JSON ({type(exc).__name__})") from None
     if not isinstance(data, dict):
         raise SessionError(400, "body", "must be a JSON object")
@@ -116,10 +104,13 @@ def build_app(
 ) -> FastAPI:
     """The whole server: OpenEnv's app with our session-aware routes in place of its
     stateless ``/reset``, ``/step`` and ``/state``. Every environment it makes plays packs
-    from ``packs`` only (none when not given)."""
+    from ``packs`` only (none when not given).
+
+    OpenEnv's Gradio page is never mounted, whatever ``ENABLE_WEB_INTERFACE`` says: it shares
+    one environment among all visitors and shows pydantic's full error text."""
     library = packs if packs is not None else PackLibrary()
     factory = functools.partial(InboxTriageEnv, packs=library)
-    app = create_app(
+    app = create_fastapi_app(
         factory,
         TriageAction,
         TriageObservation,
@@ -141,8 +132,6 @@ def build_app(
     app.state.sessions = store
     app.state.packs = library
     baseline = app.state.baseline = Baseline(factory, allow_llm=allow_llm_baseline)
-    app.add_middleware(BodyLimit)
-    app.add_middleware(ScrubErrors)
     app.router.on_startup.append(_start_memory_trimmer)
 
     @app.exception_handler(SessionError)
@@ -158,9 +147,7 @@ def build_app(
     async def _http_error(_: Request, exc: HTTPException) -> JSONResponse:
         """OpenEnv's own routes keep their ``detail`` shape, without any echo."""
         detail = exc.detail if isinstance(exc.detail, str) else "is not a valid request"
-        return JSONResponse(
-            {"detail": public_message(detail)}, status_code=exc.status_code, headers=exc.headers
-        )
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
 
     @app.post("/reset", tags=["Sessions"], summary="Start an episode in an HTTP session")
     async def reset(request: Request) -> JSONResponse:
@@ -181,7 +168,7 @@ def build_app(
             except PackRefused as exc:
                 return _error(422, exc.field, exc.message, exc.allowed)
             except ScenarioError as exc:
-                return _error(422, "task", public_message(exc))
+                return _error(422, "task", str(exc))
             except TypeError:
                 return _error(422, "body", "a reset field has the wrong type")
         return JSONResponse(_payload(observation, session_id))
@@ -276,6 +263,9 @@ def build_app(
     async def healthz() -> JSONResponse:
         return JSONResponse({"status": "healthy", "http_sessions": len(store)})
 
+    # Last, so that it knows every route's words: an error may repeat those.
+    routes = {part for r in app.router.routes for part in getattr(r, "path", "").split("/")}
+    app.add_middleware(ScrubErrors, max_body=MAX_BODY_BYTES, known=known_words(library) | routes)
     return app
 
 
@@ -377,7 +367,14 @@ def serve(
     )
     # Observations are a few KB of JSON: compressing every WebSocket frame cost more server
     # time than it saved on loopback and LAN links (benchmarks/bench_server.py).
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        ws_per_message_deflate=False,
+        ws_max_size=MAX_WS_FRAME_BYTES,
+    )
 
 
 def main() -> None:

@@ -98,12 +98,12 @@ class Baseline:
             if _names_a_url(given[field]):
                 raise SessionError(
                     422,
-                    public_message(field, 64),
+                    public_message(field, limit=64),
                     "names a URL: the model endpoint and key come from the server's environment",
                 )
         unknown = sorted(set(given) - set(FIELDS))
         if unknown:
-            raise SessionError(422, public_message(unknown[0], 64), "is not a baseline field")
+            raise SessionError(422, public_message(unknown[0], limit=64), "is not a baseline field")
         agent = _choice("agent", given.get("agent", "heuristic"), BASELINE_AGENTS)
         if agent == "llm" and not self.allow_llm:
             raise SessionError(
@@ -144,7 +144,7 @@ class Baseline:
             try:
                 out.append(task if PACK_PREFIX in task else resolve_task_id(task))
             except ScenarioError as exc:
-                raise SessionError(422, "tasks", public_message(exc)) from None
+                raise SessionError(422, "tasks", str(exc)) from None
         return tuple(dict.fromkeys(out))
 
     def run(self, request: BaselineRequest, agent_factory: Callable[[str], Agent]) -> dict:
@@ -163,7 +163,7 @@ class Baseline:
             try:  # a task the server does not play fails here, before any episode
                 self.env_factory().reset(**spec.reset_args())
             except ScenarioError as exc:
-                raise SessionError(422, "tasks", public_message(exc)) from None
+                raise SessionError(422, "tasks", str(exc)) from None
         started = time.perf_counter()
         stop = threading.Event()
         timer = threading.Timer(self.time_limit_s, stop.set)

@@ -66,3 +66,34 @@ def pack_catalog(library: PackLibrary) -> list[dict[str, Any]]:
             }
         )
     return entries
+
+
+def known_words(library: PackLibrary) -> frozenset[str]:
+    """Every name the server offers (modes, tasks, splits, presets, knobs, fields, agents,
+    vocabularies): an error may repeat these, though a request gave them too."""
+    from dataclasses import fields
+
+    from inbox_triage.agents import AGENTS
+    from inbox_triage.models import TriageAction
+    from inbox_triage.scenarios.generator import GenConfig
+
+    words: set[str] = {*AGENTS, *SPLITS, *PRESETS, *TriageAction.model_fields, "generated"}
+    words |= {f.name for f in fields(GenConfig)}
+    words |= {"task", "task_id", "mode", "split", "difficulty", "seed", "episode_id", "size"}
+    words |= {"agent", "tasks", "episodes", "action", "session_id", "pack", "data", "type"}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            words.add(value)
+            words.update(value.replace(":", "/").split("/"))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                words.add(str(key))
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for entry in [*task_catalog()["tasks"], *pack_catalog(library)]:
+        walk([entry["task_id"], entry["mode"], entry["vocabulary"], entry["action_schema"]])
+    return frozenset(words)
