@@ -22,7 +22,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from inbox_triage.agents import AGENTS, Agent, LLMAgent, LLMConfig, make_agent
+from inbox_triage.agents import AGENTS, Agent, LLMAgent, LLMConfig, is_agent_name, make_agent
 from inbox_triage.agents.llm import PROTOCOLS, check_endpoint
 from inbox_triage.domain import MODES
 from inbox_triage.evaluation import Rules, check_environment
@@ -100,9 +100,10 @@ def select_agents(names: list[str] | None) -> list[str]:
     """The agents asked for; by default the built-in ones that need no model server."""
     chosen = _split(names) or [name for name in AGENTS if name != "llm"]
     for name in chosen:
-        if name not in AGENTS:
+        if not is_agent_name(name):
+            known = ", ".join([*AGENTS, "learned", "hf:PATH"])
             raise typer.BadParameter(
-                f"{name!r} is not an agent; choose from: {', '.join(AGENTS)}", param_hint="--agent"
+                f"{name!r} is not an agent; choose from: {known}", param_hint="--agent"
             )
     return chosen
 
@@ -606,6 +607,11 @@ def tasks_command() -> None:
         )
     console.print(table)
 
+
+from inbox_triage.training.cli import export_app, train_app  # noqa: E402 - after the commands
+
+app.add_typer(train_app, name="train")
+app.add_typer(export_app, name="export")
 
 if __name__ == "__main__":
     app()

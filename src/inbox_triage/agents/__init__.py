@@ -19,11 +19,26 @@ AGENTS: dict[str, Callable[[], Agent]] = {
 
 
 def make_agent(name: str) -> Agent:
-    """A fresh agent by name; the error lists the names there are."""
+    """A fresh agent by name (``hf:PATH`` for a local transformers checkpoint, ``learned``
+    for the classifiers fit on the train split); the error lists the names there are."""
+    if name.startswith("hf:"):
+        from inbox_triage.agents.hf import HFAgent
+
+        return HFAgent(name[3:])
+    if name == "learned":
+        from inbox_triage.agents.learned import LearnedAgent
+
+        return LearnedAgent()
     try:
         return AGENTS[name]()
     except KeyError:
-        raise ValueError(f"unknown agent {name!r} (known: {', '.join(AGENTS)})") from None
+        known = ", ".join([*AGENTS, "learned", "hf:PATH"])
+        raise ValueError(f"unknown agent {name!r} (known: {known})") from None
+
+
+def is_agent_name(name: str) -> bool:
+    """A name ``make_agent`` takes."""
+    return name in AGENTS or name == "learned" or (name.startswith("hf:") and len(name) > 3)
 
 
 __all__ = [
@@ -36,5 +51,6 @@ __all__ = [
     "OracleAgent",
     "RandomAgent",
     "compose_reply",
+    "is_agent_name",
     "make_agent",
 ]

@@ -1,0 +1,435 @@
+"""Multi-turn tools for ``GRPOTrainer(environment_factory=...)``: one class per mode.
+
+TRL makes one instance per rollout with no arguments, calls ``reset(**row)`` with the dataset
+row's columns (the episode: ``task``, ``split``, ``difficulty``, ``seed``, knobs, or a pack), shows
+every public method as a tool (its schema read from the type hints and the Google-style
+docstring, where ``(choices: [...])`` becomes an enum) and, at the end, ``get_reward()``.
+
+A refused action raises ``ValueError`` with the field and the allowed values: TRL counts it as a
+failed tool call and the model reads why. The environment still counts it too (an invalid
+action, with its penalty), exactly as it does for any agent. Instances play in-process, or
+against a running server when the class is made by :func:`remote` (or ``$INBOX_TRIAGE_ENV_URL``
+is set).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from typing import Any
+
+from inbox_triage.env import InboxTriageEnv
+from inbox_triage.training.prompts import POLICY_POINTS, routing_guide
+from inbox_triage.training.rewards import reset_args
+
+ENV_URL = "INBOX_TRIAGE_ENV_URL"
+BODY_CHARS = 1200
+
+
+@cache
+def default_vocabulary(mode: str) -> dict[str, Any]:
+    """The vocabulary of a mode's generated episodes (one org profile per mode): what the tool
+    docstrings offer as choices. A pack with its own vocabulary is refused by value, with the
+    allowed values, like any other wrong value."""
+    from inbox_triage.scenarios.generator import generate
+
+    scenario = generate(mode, "train", "medium", 0)  # type: ignore[arg-type]
+    return InboxTriageEnv().reset_scenario(scenario).vocabulary
+
+
+def _choices(mode: str, key: str) -> str:
+    values = default_vocabulary(mode)[key]
+    return json.dumps(list(values) if not isinstance(values, dict) else sorted(values))
+
+
+class EpisodeTools:
+    """What every mode's tools share: the episode, rendering, refusals and the reward."""
+
+    mode = ""
+    env_url: str | None = None
+
+    def __init__(self) -> None:
+        url = self.env_url or os.environ.get(ENV_URL)
+        self._client: Any = None
+        self._env: InboxTriageEnv | None = None
+        if url:
+            from inbox_triage.client import InboxTriageClient
+
+            self._client = InboxTriageClient(base_url=url).sync()
+            self._client.connect()
+        else:
+            self._env = InboxTriageEnv()
+        self.observation: dict[str, Any] = {}
+        self.calls = 0
+        self.refusals = 0
+        self._answers_seen = 0
+
+    # ----------------------------------------------------------------- what TRL calls
+    def reset(self, **row: Any) -> str:
+        """Starts the row's episode and returns its first observation as text."""
+        args = reset_args(row)
+        if "task" not in args and "mode" not in row:
+            args["mode"] = self.mode
+        elif "task" not in args:
+            args["mode"] = row["mode"]
+        if self._client is not None:
+            result = self._client.reset(**args)
+            self.observation = result.observation.model_dump()
+        else:
+            assert self._env is not None
+            self.observation = self._env.reset(**args).model_dump()
+        self.calls = self.refusals = self._answers_seen = 0
+        guide = routing_guide(self.observation.get("policy"))
+        return "\n\n".join(p for p in (guide, POLICY_POINTS, self._render()) if p)
+
+    def get_reward(self) -> float:
+        """The episode's grade so far (its final grade once it has ended)."""
+        grade = (self.observation.get("metadata") or {}).get("grade")
+        if grade is not None:
+            return float(grade["value"])
+        return float(self.observation.get("progress_score") or 0.0)
+
+    # ---------------------------------------------------------------------- internals
+    def _act(self, action: dict[str, Any]) -> str:
+        self.calls += 1
+        if self.observation.get("done"):
+            return "The episode has ended: there is nothing more to do."
+        if self._client is not None:
+            result = self._client.step(action)
+            observation = result.observation.model_dump()
+            observation["reward"], observation["done"] = result.reward, result.done
+        else:
+            assert self._env is not None
+            observation = self._env.step(action).model_dump()
+        self.observation = observation
+        error = observation.get("last_action_error")
+        if error:
+            self.refusals += 1
+            allowed = error.get("allowed")
+            text = f"{error.get('field')}: {error.get('message')}"
+            if allowed:
+                text += f" (allowed: {', '.join(map(str, allowed))})"
+            raise ValueError(text)
+        text = str(observation.get("last_feedback") or "Done.")
+        if observation.get("done"):
+            return text + " The episode is over."
+        return text + "\n\n" + self._render()
+
+    def _render(self) -> str:
+        raise NotImplementedError
+
+
+class TriageTools(EpisodeTools):
+    """Triage mode: one decision per email, in the order the inbox shows them."""
+
+    mode = "triage"
+
+    def _render(self) -> str:
+        email = self.observation.get("current_email")
+        left = sum(1 for e in self.observation.get("inbox") or [] if not e.get("processed"))
+        if not email:
+            return f"No email is waiting ({left} left). Call finish."
+        answers = "".join(
+            f"\nThe customer answered: {str(m.get('body', '')).strip()[:BODY_CHARS]}"
+            for m in email.get("customer_messages") or []
+        )
+        return (
+            f"Email {email['email_id']} ({left} waiting) from {email.get('sender')} "
+            f"({email.get('customer_tier')} customer)\nSubject: {email.get('subject')}\n\n"
+            f"{str(email.get('body', '')).strip()[:BODY_CHARS]}{answers}"
+        )
+
+    def triage_email(
+        self,
+        email_id: str,
+        priority: str,
+        category: str,
+        route_to: str,
+        summary: str,
+        flag_review: bool = False,
+        reply_draft: str | None = None,
+    ) -> str:
+        """Decide one email: its priority, category and team, a summary, review and reply.
+
+        Args:
+            email_id: The id of the email shown.
+            priority: The priority (choices: PRIORITIES)
+            category: The category (choices: CATEGORIES)
+            route_to: The team that owns it (choices: QUEUES)
+            summary: One sentence in your own words, at most 280 characters.
+            flag_review: True for account compromise, legal matters and threats to leave.
+            reply_draft: A reply to the customer (20 to 220 words), or null for spam.
+        """
+        action = {
+            "action_type": "triage_email",
+            "email_id": email_id,
+            "priority": priority,
+            "category": category,
+            "route_to": route_to,
+            "summary": summary,
+            "flag_review": flag_review,
+        }
+        if reply_draft:
+            action["reply_draft"] = reply_draft
+        return self._act(action)
+
+    def request_info(self, email_id: str, value: str) -> str:
+        """Ask the customer for evidence the team needs (never a password or a code).
+
+        Args:
+            email_id: The id of the email shown.
+            value: The question to the customer.
+        """
+        return self._act({"action_type": "request_info", "email_id": email_id, "value": value})
+
+    def finish(self) -> str:
+        """End the episode once every email is decided."""
+        return self._act({"action_type": "finish"})
+
+
+class TicketTools(EpisodeTools):
+    """Ticket mode: one ticket, worked with tools, then closed."""
+
+    mode = "ticket"
+
+    def _render(self) -> str:
+        o = self.observation
+        new = (o.get("customer_messages") or [])[self._answers_seen :]
+        self._answers_seen += len(new)
+        answers = "".join(
+            f"\nThe customer answered: {str(m.get('body', '')).strip()[:BODY_CHARS]}" for m in new
+        )
+        return (
+            f"Ticket {o.get('ticket_id')} from {o.get('customer_name')} "
+            f"({o.get('customer_tier')} customer)\nSubject: {o.get('title')}\n\n"
+            f"{str(o.get('customer_message') or '').strip()[:BODY_CHARS]}{answers}\n\n"
+            f"{o.get('steps_remaining')} actions left."
+        )
+
+    def set_priority(self, value: str) -> str:
+        """Set the ticket's priority.
+
+        Args:
+            value: The priority (choices: PRIORITIES)
+        """
+        return self._act({"action_type": "set_priority", "value": value})
+
+    def route_team(self, value: str) -> str:
+        """Route the ticket to the team that owns it.
+
+        Args:
+            value: The team (choices: QUEUES)
+        """
+        return self._act({"action_type": "route_team", "value": value})
+
+    def add_tag(self, value: str) -> str:
+        """Add one tag that applies; call once per tag.
+
+        Args:
+            value: The tag (choices: TAGS)
+        """
+        return self._act({"action_type": "add_tag", "value": value})
+
+    def draft_reply(self, value: str) -> str:
+        """Write the reply to the customer (20 to 220 words, in your own words).
+
+        Args:
+            value: The text of the reply.
+        """
+        return self._act({"action_type": "draft_reply", "value": value})
+
+    def request_info(self, value: str) -> str:
+        """Ask the customer for the evidence the team needs (never a password or a code).
+
+        Args:
+            value: The question to the customer.
+        """
+        return self._act({"action_type": "request_info", "value": value})
+
+    def close_ticket(self) -> str:
+        """Close the ticket once priority, team, tags and reply are set."""
+        return self._act({"action_type": "close_ticket"})
+
+    def noop(self) -> str:
+        """Wait one step without acting, for the customer's answer to a request."""
+        return self._act({"action_type": "noop"})
+
+
+class InboxTools(EpisodeTools):
+    """Inbox mode: a queue of tickets under a step budget, capacities and an escalation
+    budget."""
+
+    mode = "inbox"
+
+    def _render(self) -> str:
+        o = self.observation
+        lines = [
+            f"Minute {o.get('now')}; {o.get('steps_remaining')} actions left; escalation budget "
+            f"{o.get('escalation_budget_remaining')}; queue room {o.get('team_queue_remaining')}."
+        ]
+        for t in o.get("tickets") or []:
+            if t.get("status") in ("resolved", "closed"):
+                continue
+            answers = " ".join(str(m.get("body", "")) for m in t.get("customer_messages") or [])
+            lines.append(
+                f"\n{t.get('ticket_id')} [{t.get('status')}] {t.get('customer_tier')} "
+                f"{t.get('customer_name')}: {t.get('subject')}\n"
+                f"{str(t.get('message', '')).strip()[: BODY_CHARS // 2]}"
+                + (f"\nThe customer answered: {answers[: BODY_CHARS // 2]}" if answers else "")
+            )
+        return "\n".join(lines)
+
+    def classify_ticket(
+        self, ticket_id: str, priority: str, queue: str, sentiment: str | None = None
+    ) -> str:
+        """Set a ticket's priority, its queue and (optionally) the customer's sentiment.
+
+        Args:
+            ticket_id: The ticket's id.
+            priority: The priority (choices: PRIORITIES)
+            queue: The queue that owns it (choices: QUEUES)
+            sentiment: The customer's sentiment (choices: SENTIMENTS)
+        """
+        action = {"action_type": "classify_ticket", "ticket_id": ticket_id, "priority": priority}
+        action["queue"] = queue
+        if sentiment:
+            action["sentiment"] = sentiment
+        return self._act(action)
+
+    def respond_ticket(
+        self, ticket_id: str, response_template: str, response_text: str | None = None
+    ) -> str:
+        """Answer the customer with a template, and optionally your own words.
+
+        Args:
+            ticket_id: The ticket's id.
+            response_template: The template (choices: TEMPLATES)
+            response_text: Your own reply text, if the template is not enough.
+        """
+        action = {
+            "action_type": "respond_ticket",
+            "ticket_id": ticket_id,
+            "response_template": response_template,
+        }
+        if response_text:
+            action["response_text"] = response_text
+        return self._act(action)
+
+    def escalate_ticket(self, ticket_id: str, escalate_to: str, reason: str = "") -> str:
+        """Hand a ticket to specialists (spends the escalation budget).
+
+        Args:
+            ticket_id: The ticket's id.
+            escalate_to: The specialists (choices: ESCALATION_TARGETS)
+            reason: Why, in a sentence.
+        """
+        action = {"action_type": "escalate_ticket", "ticket_id": ticket_id}
+        action["escalate_to"] = escalate_to
+        if reason:
+            action["reason"] = reason
+        return self._act(action)
+
+    def resolve_ticket(self, ticket_id: str, resolution_code: str) -> str:
+        """Resolve a ticket you fully handled yourself (never a specialist's).
+
+        Args:
+            ticket_id: The ticket's id.
+            resolution_code: How it was resolved (choices: RESOLUTION_CODES)
+        """
+        action = {"action_type": "resolve_ticket", "ticket_id": ticket_id}
+        action["resolution_code"] = resolution_code
+        return self._act(action)
+
+    def request_info(self, ticket_id: str, value: str) -> str:
+        """Ask the customer for the evidence the team needs (never a password or a code).
+
+        Args:
+            ticket_id: The ticket's id.
+            value: The question to the customer.
+        """
+        return self._act({"action_type": "request_info", "ticket_id": ticket_id, "value": value})
+
+    def finish(self) -> str:
+        """End the episode when the queue is handled."""
+        return self._act({"action_type": "finish"})
+
+
+_CALL = '<tool_call>\n{"name": "TOOL", "arguments": {...}}\n</tool_call>'
+SYSTEM_PROMPTS = {
+    "triage": "You triage a company's shared support inbox by calling tools, one call at a "
+    "time: triage_email for each email shown (request_info first when evidence is missing), "
+    "then finish. Write each call as\n" + _CALL,
+    "ticket": "You are a support agent working one ticket by calling tools, one call at a "
+    "time: set_priority, route_team, add_tag (once per tag), request_info if evidence is "
+    "missing, draft_reply, then close_ticket. Write each call as\n" + _CALL,
+    "inbox": "You work a support queue by calling tools, one call at a time: classify_ticket, "
+    "respond_ticket, escalate_ticket or resolve_ticket for each ticket, request_info where "
+    "evidence is missing, then finish. Write each call as\n" + _CALL,
+}
+
+TOOLS: dict[str, type[EpisodeTools]] = {
+    "triage": TriageTools,
+    "ticket": TicketTools,
+    "inbox": InboxTools,
+}
+_PLACEHOLDERS = {
+    "PRIORITIES": "priorities",
+    "CATEGORIES": "categories",
+    "QUEUES": "queues",
+    "TAGS": "tags",
+    "SENTIMENTS": "sentiments",
+    "TEMPLATES": "templates",
+    "ESCALATION_TARGETS": "escalation_targets",
+    "RESOLUTION_CODES": "resolution_codes",
+}
+
+
+def _fill_choices() -> None:
+    """Writes each mode's vocabulary into its tools' docstrings: TRL reads them from the
+    class, once, to build the tool schemas with enums."""
+    for mode, cls in TOOLS.items():
+        for name, member in vars(cls).items():
+            if callable(member) and not name.startswith("_") and member.__doc__:
+                doc = member.__doc__
+                for placeholder, key in _PLACEHOLDERS.items():
+                    filled = f"(choices: {_choices(mode, key)})"
+                    doc = doc.replace(f"(choices: {placeholder})", filled)
+                member.__doc__ = doc
+
+
+_fill_choices()
+
+
+def tool_names(mode: str) -> list[str]:
+    """The tools a mode's class offers, as TRL sees them."""
+    cls = TOOLS[mode]
+    skip = {"reset", "get_reward"}
+    return sorted(
+        name
+        for name in dir(cls)
+        if not name.startswith("_") and name not in skip and callable(getattr(cls, name))
+    )
+
+
+def remote(mode: str, url: str) -> type[EpisodeTools]:
+    """A mode's tools class whose instances play against the server at ``url``."""
+    return type(f"Remote{TOOLS[mode].__name__}", (TOOLS[mode],), {"env_url": url})
+
+
+def render(mode: str, observation: dict[str, Any]) -> str:
+    """An observation as a mode's tools show it (for agents that play with the same text)."""
+    cls = TOOLS[mode]
+    view = cls.__new__(cls)
+    view.observation = observation
+    view._answers_seen = 0
+    return view._render()
+
+
+@cache
+def tool_schemas(mode: str) -> list[dict[str, Any]]:
+    """The JSON schemas of a mode's tools, as TRL and chat templates see them."""
+    from transformers.utils import get_json_schema
+
+    cls = TOOLS[mode]
+    return [get_json_schema(getattr(cls, name)) for name in tool_names(mode)]

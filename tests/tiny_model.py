@@ -1,0 +1,66 @@
+"""A tiny randomly initialised causal LM whose vocabulary holds whole decisions as single tokens.
+
+A random model over SmolLM2's 49,152 tokens never writes a parseable decision, so every reward
+would be 0 and GRPO would have nothing to learn from. Over a vocabulary of a dozen tokens, some
+of them complete JSON decisions (right and wrong ones), a random model samples some of them:
+rewards come from the environment, differ within a group, and a training step moves the
+weights. Steps take a fraction of a second, and nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CHATML = (
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content']"
+    " + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}"
+    "{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "[UNK]"]
+
+
+def tiny_checkpoint(out: Path, answers: list[str], seed: int = 0) -> Path:
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    words = ["system", "user", "assistant", "the", "customer", "email"]
+    vocab = {token: i for i, token in enumerate([*SPECIALS, *words, *answers])}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        bos_token="<|im_start|>",
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        unk_token="[UNK]",
+    )
+    tokenizer.add_special_tokens({"additional_special_tokens": SPECIALS[1:3]})
+    tokenizer.chat_template = CHATML
+    config = LlamaConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
+
+
+def weights(path: Path) -> dict:
+    from safetensors.torch import load_file
+
+    return load_file(str(path / "model.safetensors"))
