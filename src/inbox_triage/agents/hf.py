@@ -2,7 +2,8 @@
 renderer and parser, so a model before and after training is measured by the same runner,
 records and report as every other agent.
 
-Triage mode asks for one JSON decision per email (the single-turn prompt it was trained on).
+Triage mode asks for one JSON decision per email (the single-turn prompt it was trained on),
+offering only the teams with room, and retelling a refusal of its last answer.
 Ticket and inbox modes show the tools adapter's text and read one ``<tool_call>`` (or a bare
 JSON object) per step. An answer that does not parse is sent as an action the environment
 refuses (counted as invalid), never replaced by a guess. Needs the ``train`` extra.
@@ -65,6 +66,7 @@ class HFAgent:
         self.guide = _guide(observation.get("policy")) if self.with_guide else ""
         self.history = []
         self.first = observation
+        self.last_email: str | None = None
 
     def act(self, observation: Observation) -> ActionDict:
         if observation.get("mode") == "triage":
@@ -76,8 +78,18 @@ class HFAgent:
         email = observation.get("current_email")
         if not email:
             return {"action_type": "finish"}
-        vocabulary = observation.get("vocabulary") or self.first.get("vocabulary") or {}
-        text = self._generate(decision_messages(email, vocabulary, self.guide))
+        vocabulary = dict(observation.get("vocabulary") or self.first.get("vocabulary") or {})
+        room = observation.get("team_queue_remaining") or {}
+        vocabulary["queues"] = [q for q in vocabulary.get("queues", []) if room.get(q, 1) > 0]
+        messages = decision_messages(email, vocabulary, self.guide)
+        error = observation.get("last_action_error")
+        if error and self.last_email == email["email_id"]:  # what any agent is told, retold
+            messages[-1]["content"] += (
+                f"\n\nYour last answer was refused: {error.get('field')} {error.get('message')}"
+                f" (allowed: {', '.join(map(str, error.get('allowed') or []))})."
+            )
+        self.last_email = email["email_id"]
+        text = self._generate(messages)
         decision = parse_decision(text)
         if decision is None:  # refused by the environment: an invalid action, counted
             return {"action_type": "triage_email", "email_id": email["email_id"]}

@@ -116,7 +116,12 @@ def plot_curve(out: Path) -> Path | None:
                 label=label,
             )
     ax.set_xlabel("step")
-    ax.set_title(out.name)
+    grpo = any(r["reward"] not in ("", "None") for r in rows)
+    ax.set_title(
+        f"{out.name}: "
+        + ("mean environment grade of each step's completions" if grpo else "loss per step"),
+        fontsize=10,
+    )
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -195,6 +200,10 @@ def _has_cuda() -> bool:
 
 
 def _finish(trainer: Any, tokenizer: Any, out: Path, say: Say, resume: bool) -> Path:
+    from transformers.trainer_callback import PrinterCallback
+
+    trainer.remove_callback(PrinterCallback)  # our line per step says it more briefly
+    trainer.add_callback(_metrics_callback(out, say))
     last = _last_checkpoint(out) if resume else None
     if resume and last is None:
         say("nothing to resume in this folder: starting from step 0")
@@ -289,7 +298,6 @@ def run_sft(config: TrainConfig, say: Say = print, resume: bool = False) -> Path
     trainer = SFTTrainer(
         model=model, args=args, train_dataset=data, processing_class=tokenizer, peft_config=peft
     )
-    trainer.add_callback(_metrics_callback(out, say))
     return _finish(trainer, tokenizer, out, say, resume)
 
 
@@ -364,5 +372,4 @@ def run_grpo(config: TrainConfig, say: Say = print, resume: bool = False) -> Pat
         peft_config=peft,
         **extra,
     )
-    trainer.add_callback(_metrics_callback(out, say))
     return _finish(trainer, tokenizer, out, say, resume)
