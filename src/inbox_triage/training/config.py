@@ -65,8 +65,6 @@ class TrainConfig:
         for name in ("examples", "steps", "batch", "generations", "completion_length", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
-        if self.batch % self.generations and self.generations > 1:
-            pass  # checked by TRL for GRPO, where it matters
 
     @classmethod
     def from_file(cls, path: Path) -> TrainConfig:

@@ -8,6 +8,7 @@ reward replays it from nothing: the same row always gives the same prompt and th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from inbox_triage.env import InboxTriageEnv
@@ -102,8 +103,14 @@ def environment_reward(
 
 
 def _is_knob(name: str) -> bool:
+    return name in _knob_names()
+
+
+@cache
+def _knob_names() -> frozenset[str]:
+    """The generator's knob names, read once (the reward function asks per column)."""
     from dataclasses import fields
 
     from inbox_triage.scenarios.generator import GenConfig
 
-    return name in {f.name for f in fields(GenConfig)}
+    return frozenset(f.name for f in fields(GenConfig))
