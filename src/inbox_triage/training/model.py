@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -105,8 +104,3 @@ def load(path: Path | str, threads: int | None = None) -> tuple[Any, Any]:
         model = model.to("cuda")
     model.eval()
     return model, tokenizer
-
-
-def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
-    started = time.perf_counter()
-    return fn(*args, **kwargs), time.perf_counter() - started
