@@ -26,7 +26,9 @@ def _name(record: dict) -> str:
 def _differences(recorded: dict, replayed: dict) -> list[str]:
     out = [
         f"observation field {name!r}"
-        for name, old, new in zip(RECORDED["fields"], recorded["fields"], replayed["fields"])
+        for name, old, new in zip(
+            RECORDED["fields"], recorded["fields"], replayed["fields"], strict=True
+        )
         if old != new
     ]
     keys = ("steps", "grade", "actions", "rewards", "final_grade", "state")
