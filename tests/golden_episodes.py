@@ -100,18 +100,21 @@ def episodes() -> Iterator[dict[str, Any]]:
             yield {"agent": agent, "task": "triage/generated", "seed": seed, "reset": knobs}
 
 
-Feed = Callable[[InboxTriageEnv, dict[str, Any]], TriageObservation]
-
-
-def play(key: dict[str, Any], observations: str | None = None) -> dict[str, Any]:
+def play(
+    key: dict[str, Any],
+    observations: str | None = None,
+    rebuild: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Plays one episode and returns its record. ``observations`` is passed to reset as the
-    observation style when given (the code this file was recorded with had no such option)."""
+    observation style when given (the code this file was recorded with had no such option);
+    ``rebuild`` turns each observation (a dict) into what the agent sees and is recorded."""
     env = InboxTriageEnv()
     extra = {} if observations is None else {"observation": observations}
     obs = env.reset(task=key["task"], seed=key["seed"], **key["reset"], **extra)
     agent = agent_named(key["agent"])
     scenario = env.scenario if getattr(agent, "needs_truth", False) else None
-    seen = [obs.model_dump()]
+    see = rebuild or (lambda o: o)
+    seen = [see(obs.model_dump())]
     agent.reset(seen[-1], scenario=scenario, seed=key["seed"])
     actions, rewards = [], []
     while not obs.done:
@@ -119,7 +122,7 @@ def play(key: dict[str, Any], observations: str | None = None) -> dict[str, Any]
         actions.append(action)
         obs = env.step(action)
         rewards.append(obs.reward)
-        seen.append(obs.model_dump())
+        seen.append(see(obs.model_dump()))
     return summarise(key, seen, actions, rewards, env)
 
 

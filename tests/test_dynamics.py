@@ -22,7 +22,7 @@ def planned_route(agent: HeuristicAgent, obs) -> str:
 
 def test_the_customers_answer_changes_the_right_routing_and_the_oracle_handles_it():
     env = InboxTriageEnv()
-    obs = env.reset(**FRAUD)
+    obs = env.reset(**FRAUD, observation="full")
     ticket = env.scenario.tickets[0]
     assert ticket.truth.queue == "trust_safety"  # the truth: fraud, not a billing error
     heuristic = HeuristicAgent()

@@ -7,6 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from inbox_triage.agents import make_agent
+from inbox_triage.observations import ObservationMemory
 from inbox_triage.scenarios import fixed_task_ids
 from inbox_triage.scenarios.sources import make_scenario
 from inbox_triage.server.app import build_app
@@ -47,8 +48,8 @@ def test_no_response_of_a_full_episode_holds_truth(task, args):
     assert reset.status_code == 200
     public = [client.get("/tasks").text, client.get("/schema").text, client.get("/metadata").text]
     responses = [*public, reset.text]
-    agent = make_agent("heuristic")
-    observation = reset.json()["observation"]
+    agent, memory = make_agent("heuristic"), ObservationMemory()  # lean steps made whole
+    observation = memory.update(reset.json()["observation"])
     agent.reset(observation, scenario=None, seed=0)
     # What the public documents say (every org's templates, guides) is no secret; nor are the
     # agent's own words coming back to it.
@@ -63,7 +64,7 @@ def test_no_response_of_a_full_episode_holds_truth(task, args):
             assert not any(answer in response.text for answer in answers)
         if response.status_code != 200:
             continue
-        observation = response.json()["observation"]
+        observation = memory.update(response.json()["observation"])
         if response.json()["done"]:
             break
     responses.append(client.post("/step", json={"action_type": "teleport"}).text)

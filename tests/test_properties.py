@@ -321,7 +321,7 @@ class Episode:
     refused: int = 0  # of those, the ones answered with last_action_error
 
     def __post_init__(self) -> None:
-        self.obs = self.env.reset(**self.reset_kwargs)
+        self.obs = self.env.reset(**{"observation": "full", **self.reset_kwargs})
         self.trace.append(self.obs.model_dump_json())
         state = self.env.state
         self.start_budget = state.escalation_budget_remaining

@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from inbox_triage.agents import make_agent
+from inbox_triage.observations import ObservationMemory
 from inbox_triage.scenarios import fixed_task_ids
 from inbox_triage.server.app import build_app
 
@@ -124,15 +125,16 @@ def test_no_response_carries_the_truth(client, task):
     blobs = [client.get("/tasks").text, client.get("/schema").text]
     reset = client.post("/reset", json={"task": task})
     blobs.append(reset.text)
-    agent = make_agent("heuristic")
-    agent.reset(reset.json()["observation"], scenario=None, seed=0)
-    observation, done = reset.json()["observation"], False
+    agent, memory = make_agent("heuristic"), ObservationMemory()  # lean steps made whole
+    observation, done = memory.update(reset.json()["observation"]), False
+    agent.reset(observation, scenario=None, seed=0)
     while not done:
         response = client.post("/step", json=agent.act(observation))
         blobs.append(response.text)
         if response.status_code != 200:
             break
-        observation, done = response.json()["observation"], response.json()["done"]
+        observation = memory.update(response.json()["observation"])
+        done = response.json()["done"]
     blobs += [client.get("/state").text, client.get("/grader").text,
               client.post("/step", json={"action_type": "x"}).text]
     for blob in blobs:

@@ -16,10 +16,18 @@ from openenv.core import EnvClient
 from openenv.core.client_types import StepResult
 
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
+from inbox_triage.observations import ObservationMemory
 
 
 class InboxTriageClient(EnvClient[TriageAction, TriageObservation, TriageState]):
-    """Talks to an inbox-triage server over ``/ws`` with the shared wire models."""
+    """Talks to an inbox-triage server over ``/ws`` with the shared wire models.
+
+    The server sends lean observations (what changed); the client remembers the episode and
+    hands out whole ones, as ``reset(observation="full")`` would have sent them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._memory = ObservationMemory()
 
     def _step_payload(self, action: TriageAction | dict[str, Any]) -> dict[str, Any]:
         if isinstance(action, TriageAction):
@@ -27,7 +35,7 @@ class InboxTriageClient(EnvClient[TriageAction, TriageObservation, TriageState])
         return dict(action)
 
     def _parse_result(self, payload: dict[str, Any]) -> StepResult[TriageObservation]:
-        fields = dict(payload.get("observation", {}))
+        fields = self._memory.update(dict(payload.get("observation", {})))
         fields["reward"] = payload.get("reward")
         fields["done"] = payload.get("done", False)
         fields["metadata"] = payload.get("metadata") or fields.get("metadata") or {}

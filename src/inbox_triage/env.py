@@ -16,12 +16,11 @@ from inbox_triage.domain import ActionError, Engine, Scenario
 from inbox_triage.grading import Grade, Grader, penalty_for, step_reward
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
 from inbox_triage.modes import MODE_VIEWS, ModeView
-from inbox_triage.modes.base import ViewCache
+from inbox_triage.modes.base import SentViews, ViewCache
+from inbox_triage.observations import DEFAULT_STYLE, OBSERVATION_STYLES, RECENT_EVENTS
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.pack_library import PackLibrary
 from inbox_triage.scenarios.sources import DEFAULT_TASK, make_scenario
-
-RECENT_EVENTS = 8
 
 
 def action_error_dict(exc: ValidationError) -> dict[str, Any]:
@@ -59,6 +58,8 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         self._mode: ModeView | None = None
         self._grader: Grader | None = None
         self._views: ViewCache = {}
+        self._sent: SentViews | None = None
+        self._events_sent = 0
         self._episode_id: str | None = None
         self._seed: int | None = None
         self._potential = 0.0
@@ -77,6 +78,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         task_id: str | None = None,
         split: str | None = None,
         difficulty: str | None = None,
+        observation: str | None = None,
         **knobs: Any,
     ) -> TriageObservation:
         """Starts an episode.
@@ -85,8 +87,11 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         or a unique bare name) or ``MODE/generated``; ``mode`` alone means that mode's generated
         task. Generated tasks take ``split`` (train|validation|test), ``difficulty``
         (easy|medium|hard), ``seed`` and knob overrides such as ``size=40``. With nothing at all
-        it starts triage/easy, as the Email Triage seed expects.
+        it starts triage/easy, as the Email Triage seed expects. ``observation`` is ``lean``
+        (the default: steps leave out what the agent was told already, see
+        ``inbox_triage.observations``) or ``full`` (everything, every step).
         """
+        style = _check_style(observation)
         if episode_id is not None and not isinstance(episode_id, str):
             raise ScenarioError(f"episode_id must be a string, not {type(episode_id).__name__}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
@@ -97,14 +102,18 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         if "packs" in knobs:  # the server's own setting, never a request's
             raise ScenarioError("packs is not a reset field")
         scenario = make_scenario(chosen, mode, split, difficulty, seed, packs=self.packs, **knobs)
-        self._start(scenario, seed=seed, episode_id=episode_id)
+        self._start(scenario, seed=seed, episode_id=episode_id, style=style)
         return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
 
     def reset_scenario(
-        self, scenario: Scenario, seed: int | None = None, episode_id: str | None = None
+        self,
+        scenario: Scenario,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        observation: str | None = None,
     ) -> TriageObservation:
         """Starts an episode on a scenario built in code (a generator's, a test's)."""
-        self._start(scenario, seed=seed, episode_id=episode_id)
+        self._start(scenario, seed=seed, episode_id=episode_id, style=_check_style(observation))
         return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
 
     def step(
@@ -126,25 +135,44 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             return self._refuse("call reset() before step()")
         if self._done:
             return self._refuse("the episode has ended; call reset() to start another")
-        engine, mode = self._engine, self._mode
-        assert mode is not None and self._grader is not None
+        try:
+            parsed, error = _parse(action), None
+        except ValidationError as exc:
+            parsed, error = None, action_error_dict(exc)
+        except ActionError as exc:
+            parsed, error = None, exc.as_dict()
+        return self._play(parsed, error, strict)
+
+    def step_validated(self, action: TriageAction) -> TriageObservation:
+        """``step`` for an action that ``TriageAction.model_validate`` made in this process
+        (the server's socket does): it is not validated a second time."""
+        if self._engine is None:
+            return self._refuse("call reset() before step()")
+        if self._done:
+            return self._refuse("the episode has ended; call reset() to start another")
+        return self._play(action, None, strict=False)
+
+    def _play(
+        self, parsed: TriageAction | None, error: dict[str, Any] | None, strict: bool
+    ) -> TriageObservation:
+        engine, mode, scenario = self._engine, self._mode, self._scenario
+        assert engine is not None and mode is not None and scenario is not None
+        assert self._grader is not None
         state = engine.state
         state.step_count += 1
         incidents_before = len(state.incidents)
-        error: dict[str, Any] | None = None
         feedback = ""
-        try:
-            payload = _parse(action).payload()
-            kind = mode.action_type(payload)
-            key = json.dumps(payload, sort_keys=True)
-            feedback = mode.apply(engine, kind, payload)
-            if key == state.last_action_key and kind not in ("noop", "add_tag"):
-                engine.incident("repeat", f"{kind} repeated with the same arguments")
-            state.last_action_key = key
-        except ValidationError as exc:
-            error = action_error_dict(exc)
-        except ActionError as exc:
-            error = exc.as_dict()
+        if parsed is not None:
+            try:
+                payload = parsed.payload()
+                kind = mode.action_type(payload)
+                key = json.dumps(payload, sort_keys=True)
+                feedback = mode.apply(engine, kind, payload)
+                if key == state.last_action_key and kind not in ("noop", "add_tag"):
+                    engine.incident("repeat", f"{kind} repeated with the same arguments")
+                state.last_action_key = key
+            except ActionError as exc:
+                error = exc.as_dict()
         if error is not None and strict:
             state.step_count -= 1
             raise ActionRefused(error)
@@ -153,7 +181,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             engine.incident("invalid_action", f"{error['field']}: {error['message']}")
             feedback = "Action refused: " + _describe(error)
         else:
-            engine.advance(self._scenario.settings.minutes_per_step if self._scenario else 0)
+            engine.advance(scenario.settings.minutes_per_step)
             mode.after_step(engine)
         penalty = penalty_for(state.incidents[incidents_before:]) + mode.step_cost
         value = self._grader.value()
@@ -161,7 +189,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         self._potential = value
         self._total_reward += reward
         self._penalties += penalty
-        self._done = mode.is_done(engine) or state.step_count >= self._scenario.settings.max_steps
+        self._done = mode.is_done(engine) or state.step_count >= scenario.settings.max_steps
         return self._observe(reward=reward, feedback=feedback, error=error)
 
     @property
@@ -225,8 +253,12 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         return self._grader.grade()
 
     # ------------------------------------------------------------------ internals
-    def _start(self, scenario: Scenario, seed: int | None, episode_id: str | None) -> None:
+    def _start(
+        self, scenario: Scenario, seed: int | None, episode_id: str | None, style: str
+    ) -> None:
         self._scenario = scenario
+        self._sent: SentViews | None = {} if style == "lean" else None
+        self._events_sent = 0
         self._engine = Engine(scenario)
         self._mode = MODE_VIEWS[scenario.mode]
         self._grader = Grader(self._engine, self._mode.weights)
@@ -257,6 +289,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         scenario, engine, mode = self._scenario, self._engine, self._mode
         assert scenario is not None and engine is not None and mode is not None
         state = engine.state
+        lean = self._sent is not None and not first
         metadata: dict[str, Any] = {}
         if self._done:
             final = self.grade()
@@ -265,10 +298,13 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
                 "penalties": round(self._penalties, 6),
                 "total_reward": round(self._total_reward, 6),
             }
+        # Lean: only the events since the last observation (the last few of them).
+        since = self._events_sent if lean else 0
         events = [
             {"minute": e.minute, "kind": e.kind, "ticket_id": e.ticket_id, "detail": e.detail}
-            for e in state.events[-RECENT_EVENTS:]
+            for e in state.events[since:][-RECENT_EVENTS:]
         ]
+        self._events_sent = len(state.events)
         fields: dict[str, Any] = dict(
             done=self._done,
             reward=reward,
@@ -277,9 +313,9 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             task_id=scenario.id,
             title=scenario.title,
             difficulty=scenario.difficulty,
-            objective=scenario.objective,
+            objective="" if lean else scenario.objective,
             policy=(scenario.policy.text + "\n" + scenario.org.guide) if first else None,
-            vocabulary=mode.vocabulary(engine),
+            vocabulary=None if lean else mode.vocabulary(engine),
             allowed_actions=[] if self._done else mode.action_types,
             action_schema=mode.schema() if first else None,
             step_count=state.step_count,
@@ -291,12 +327,9 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             progress_score=round(self._potential, 6),
             recent_events=events,
         )
-        fields.update(
-            mode.observe(engine, self._views)
-        )  # a mode may refine a common field (ticket: title)
-        # Built from our own typed state: validating it again would only cost time, and with
-        # every field given, pydantic need not work out defaults either.
-        return TriageObservation.model_construct(**{**_OBSERVATION_DEFAULTS, **fields})
+        # A mode may refine a common field (ticket: title).
+        fields.update(mode.observe(engine, self._views, self._sent))
+        return _built({**_OBSERVATION_DEFAULTS, **fields})
 
 
 # Immutable defaults only (None and plain values): a shared list or dict would leak between
@@ -306,6 +339,30 @@ _OBSERVATION_DEFAULTS: dict[str, Any] = {
     for name, info in TriageObservation.model_fields.items()
     if info.default_factory is None
 }
+
+
+_FIELD_NAMES = frozenset(TriageObservation.model_fields)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _built(values: dict[str, Any]) -> TriageObservation:
+    """An observation from every one of its fields, built from our own typed state: what
+    ``model_construct`` does, less its per-field work (validating again would only cost time)."""
+    observation = _new(TriageObservation)
+    _set(observation, "__dict__", values)
+    _set(observation, "__pydantic_fields_set__", set(_FIELD_NAMES))
+    _set(observation, "__pydantic_extra__", None)
+    _set(observation, "__pydantic_private__", None)
+    return observation
+
+
+def _check_style(style: object) -> str:
+    if style is None:
+        return DEFAULT_STYLE
+    if not isinstance(style, str) or style not in OBSERVATION_STYLES:
+        raise ScenarioError(f"observation must be one of {', '.join(OBSERVATION_STYLES)}")
+    return style
 
 
 def _parse(action: object) -> TriageAction:

@@ -60,7 +60,9 @@ class TriageObservation(Observation):
     difficulty: str = ""
     objective: str = ""
     policy: str | None = Field(default=None, description="the support policy; sent on reset")
-    vocabulary: dict[str, Any] = Field(default_factory=dict)
+    vocabulary: dict[str, Any] | None = Field(
+        default=None, description="every step with observation=full; lean: sent on reset"
+    )
     allowed_actions: list[str] = Field(default_factory=list)
     action_schema: dict[str, Any] | None = Field(default=None, description="sent on reset")
     step_count: int = 0

@@ -6,7 +6,7 @@ They are deliberately simple and deterministic: regular expressions, word n-gram
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 _WORD = re.compile(r"[a-z0-9$£€][a-z0-9'$£€.\-]*[a-z0-9]|[a-z0-9]")
@@ -46,9 +46,11 @@ FUNCTION_WORDS = frozenset(
 )
 
 
-def words(text: str) -> list[str]:
-    """Lower-cased word tokens, keeping ids such as INV-2024-0042 whole."""
-    return _WORD.findall(text.lower())
+@lru_cache(maxsize=1024)
+def words(text: str) -> tuple[str, ...]:
+    """Lower-cased word tokens, keeping ids such as INV-2024-0042 whole (cached: a reply is
+    tokenised by several checks in a row)."""
+    return tuple(_WORD.findall(text.lower()))
 
 
 def sentences(text: str) -> list[str]:
@@ -154,7 +156,7 @@ def _makes_forbidden_promise(text: str, promise_patterns: tuple[str, ...]) -> tu
     return tuple(found)
 
 
-def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
+def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from inbox_triage.agents import Agent, make_agent
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.evaluation.records import EpisodeRecord
+from inbox_triage.observations import ObservationMemory
 from inbox_triage.scenarios.sources import is_generated
 
 
@@ -42,16 +43,17 @@ def run_episode(
 ) -> Episode:
     env = InboxTriageEnv()
     obs = env.reset(task=task, seed=seed, **reset_args)
+    memory = ObservationMemory()  # the agent sees whole observations, lean or not
     # Only an agent that declares it reads the truth (the oracle) is handed the scenario.
     scenario = env.scenario if getattr(agent, "needs_truth", False) else None
-    agent.reset(obs.model_dump(), scenario=scenario, seed=seed)
+    agent.reset(memory.update(obs.model_dump()), scenario=scenario, seed=seed)
     rewards: list[float] = []
     actions: list[dict[str, Any]] = []
     observations: list[str] = []
     if keep_observations:
         observations.append(obs.model_dump_json())
     while not obs.done:
-        action = agent.act(obs.model_dump())
+        action = agent.act(memory.update(obs.model_dump()))
         actions.append(action)
         obs = env.step(action)
         rewards.append(float(obs.reward or 0.0))

@@ -35,6 +35,7 @@ from inbox_triage.evaluation.records import (
     repair_tail,
     write_meta,
 )
+from inbox_triage.observations import ObservationMemory
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.sources import PACK_PREFIX, is_generated
 
@@ -206,13 +207,14 @@ class _LocalSession:
     def __init__(self, spec: EpisodeSpec, env_factory: Callable[[], InboxTriageEnv]) -> None:
         self.spec = spec
         self.env = env_factory()
+        self.memory = ObservationMemory()
 
     def reset(self, needs_truth: bool) -> tuple[dict[str, Any], Any]:
-        observation = self.env.reset(**self.spec.reset_args())
-        return observation.model_dump(), self.env.scenario if needs_truth else None
+        observation = self.memory.update(self.env.reset(**self.spec.reset_args()).model_dump())
+        return observation, self.env.scenario if needs_truth else None
 
     def step(self, action: dict[str, Any]) -> dict[str, Any]:
-        return self.env.step(action).model_dump()
+        return self.memory.update(self.env.step(action).model_dump())
 
     def finish(self, observation: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         return self.env.grade().as_dict(), self.env.state.model_dump()

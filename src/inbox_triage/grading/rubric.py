@@ -7,6 +7,7 @@ Per-ticket scores are cached by the ticket's revision, so grading after every st
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -211,8 +212,11 @@ _EXPLAIN = {
 class Grader:
     """Grades the engine's current state under one mode's weights.
 
-    Per-ticket results are recomputed only for tickets whose revision changed, so the potential
-    after each step (``value``) costs little; ``grade`` adds the explanations.
+    Per-ticket results are recomputed only for tickets whose revision changed, a component's
+    mean only when one of its results changed, and the value only after a change, so the
+    potential after each step (``value``) costs little; ``grade`` adds the explanations. The
+    arithmetic is the same as summing everything afresh, in the same order, so the value is
+    the same to the last bit.
     """
 
     def __init__(self, engine: Engine, weights: dict[str, float]) -> None:
@@ -222,51 +226,64 @@ class Grader:
         self.engine = engine
         self.scenario: Scenario = engine.scenario
         self.weights = weights
-        self.stuffing_terms = stuffing_terms_for(self.scenario)
+        self._stuffing: StuffingTerms | None = None
         self._ticket_names = [n for n in weights if n in TICKET_COMPONENTS]
-        self._results: dict[str, dict[str, tuple[float, str]]] = {n: {} for n in self._ticket_names}
+        facts = _facts_for(self.scenario, engine)
+        self._order = facts.order
+        # Untouched tickets share one placeholder result: nothing to grade yet, only whether
+        # the component applies.
+        self._results: dict[str, dict[str, tuple[float, str]]] = {
+            n: dict.fromkeys(facts.applies[n], _UNTOUCHED) for n in self._ticket_names
+        }
+        self._means: dict[str, ComponentScore | None] = {}
         self._seen: dict[str, int] = {}
+        self._value: float | None = None
+        self._finished = False
 
-    def _applies(self, name: str, ticket: Ticket) -> bool:
-        """Whether a per-ticket component counts for a ticket nobody has touched."""
-        t = ticket.truth
-        return {
-            "category": t.category is not None,
-            "sentiment": t.sentiment is not None,
-            "tags": bool(t.tags),
-            "response": t.template is not None,
-            "info_request": t.needs_info,
-            "resolution": t.resolution is not None,
-            "closure": t.resolution == "close",
-            "sla": self.engine.deadline(ticket, t.priority) is not None,
-        }.get(name, True)
+    @property
+    def stuffing_terms(self) -> StuffingTerms:
+        """Built on the first text graded: an idle session never needs it."""
+        if self._stuffing is None:
+            self._stuffing = stuffing_terms_for(self.scenario)
+        return self._stuffing
 
-    def _refresh(self) -> None:
+    def _refresh(self) -> bool:
+        """Regrades the tickets that changed; whether any did."""
         work = self.engine.state.work
+        changed = False
         for ticket in self.scenario.tickets:
             w = work[ticket.id]
-            if self._seen.get(ticket.id) == w.revision:
+            if self._seen.get(ticket.id, 0) == w.revision:
                 continue
             self._seen[ticket.id] = w.revision
+            changed = True
+            if not w.touched:
+                continue  # a customer message before any decision: still untouched
             for name in self._ticket_names:
-                if w.touched:
-                    result = TICKET_COMPONENTS[name](self, ticket, w)
-                else:  # nothing to grade yet: only whether the component applies
-                    result = (0.0, "untouched") if self._applies(name, ticket) else None
+                result = TICKET_COMPONENTS[name](self, ticket, w)
+                results = self._results[name]
+                if results.get(ticket.id) == result:
+                    continue
                 if result is None:
-                    self._results[name].pop(ticket.id, None)
+                    del results[ticket.id]
                 else:
-                    self._results[name][ticket.id] = result
+                    results[ticket.id] = result
+                self._means.pop(name, None)
+        return changed
 
     def _per_ticket(self, name: str, explain: bool) -> ComponentScore | None:
+        if not explain and name in self._means:
+            return self._means[name]
         results = self._results[name]
         if not results:
+            self._means[name] = None
             return None
-        order = [results[t.id] for t in self.scenario.tickets if t.id in results]
+        order = [results[t] for t in self._order if t in results]
         scores = [r[0] for r in order]
         mean = sum(scores) / len(scores)
         if not explain:
-            return ComponentScore(name, mean, self.weights[name], "")
+            part = self._means[name] = ComponentScore(name, mean, self.weights[name], "")
+            return part
         notes: list[str] = []
         for _, note in order:
             if note and note not in notes:
@@ -310,7 +327,6 @@ class Grader:
         )
 
     def _compose(self, explain: bool) -> Grade:
-        self._refresh()
         parts: list[ComponentScore] = []
         for name in self.weights:
             if name in TICKET_COMPONENTS:
@@ -333,12 +349,69 @@ class Grader:
         return Grade(min(1.0, max(0.0, value)), normalised)
 
     def value(self) -> float:
-        """The grade's value alone (the potential the dense reward is shaped from)."""
-        return self._compose(explain=False).value
+        """The grade's value alone (the potential the dense reward is shaped from), composed
+        again only when a ticket or the end of the episode changed."""
+        changed = self._refresh()
+        finished = self.engine.state.finished
+        if changed or self._value is None or finished != self._finished:
+            self._finished = finished
+            self._value = self._compose(explain=False).value
+        return self._value
 
     def grade(self) -> Grade:
         """The grade with every component's explanation."""
+        self._refresh()
         return self._compose(explain=True)
+
+
+_UNTOUCHED = (0.0, "untouched")
+
+
+@dataclass(frozen=True, slots=True)
+class _ScenarioFacts:
+    """What grading needs of a scenario that never changes: shared by its sessions."""
+
+    order: tuple[str, ...]
+    applies: dict[str, tuple[str, ...]]
+
+
+_FACTS: dict[int, tuple[weakref.ref[Scenario], _ScenarioFacts]] = {}
+
+
+def _facts_for(scenario: Scenario, engine: Engine) -> _ScenarioFacts:
+    key = id(scenario)
+    cached = _FACTS.get(key)
+    if cached is not None and cached[0]() is scenario:
+        return cached[1]
+    applies = {
+        name: tuple(t.id for t in scenario.tickets if _applies(name, t, engine))
+        for name in TICKET_COMPONENTS
+    }
+    facts = _ScenarioFacts(tuple(t.id for t in scenario.tickets), applies)
+    _FACTS[key] = (weakref.ref(scenario, lambda _: _FACTS.pop(key, None)), facts)
+    return facts
+
+
+def _applies(name: str, ticket: Ticket, engine: Engine) -> bool:
+    """Whether a per-ticket component counts for a ticket nobody has touched."""
+    t = ticket.truth
+    if name == "category":
+        return t.category is not None
+    if name == "sentiment":
+        return t.sentiment is not None
+    if name == "tags":
+        return bool(t.tags)
+    if name == "response":
+        return t.template is not None
+    if name == "info_request":
+        return t.needs_info
+    if name == "resolution":
+        return t.resolution is not None
+    if name == "closure":
+        return t.resolution == "close"
+    if name == "sla":
+        return engine.deadline(ticket, t.priority) is not None
+    return True
 
 
 def _phrases(groups: Iterable[Iterable[str]]) -> set[str]:

@@ -13,8 +13,11 @@ from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, Mode, Ticket, TicketWork
 
-# Ticket id -> (revision, view): an episode's views, kept by the environment between steps.
-ViewCache = dict[str, tuple[int, dict[str, Any]]]
+# Ticket id -> [revision, view, lean view or None]: an episode's views, kept by the
+# environment between steps.
+ViewCache = dict[str, list[Any]]
+# Ticket id -> how many customer messages it had when its whole view was last sent (lean style).
+SentViews = dict[str, int]
 
 # Fields every action may carry whatever its type.
 ALWAYS_ALLOWED = frozenset({"action_type", "metadata"})
@@ -72,8 +75,11 @@ class ModeView(ABC):
         """Whether the mode's own end condition holds (the step budget is checked elsewhere)."""
 
     @abstractmethod
-    def observe(self, engine: Engine, views: ViewCache) -> dict[str, Any]:
-        """The mode-specific observation fields (``views`` keeps ticket views between steps)."""
+    def observe(
+        self, engine: Engine, views: ViewCache, sent: SentViews | None = None
+    ) -> dict[str, Any]:
+        """The mode-specific observation fields (``views`` keeps ticket views between steps;
+        with ``sent``, lean: a listed ticket already sent whole comes without its texts)."""
 
     @staticmethod
     def finish(engine: Engine) -> str:
@@ -117,11 +123,26 @@ def cached_view(
     views: ViewCache,
     ticket: Ticket,
     build: Callable[[Engine, Ticket], dict[str, Any]],
+    sent: SentViews | None = None,
+    heavy: tuple[str, ...] = (),
+    lean: bool = False,
 ) -> dict[str, Any]:
     """A ticket's view, rebuilt only when the ticket's revision moves (one entry per ticket),
-    returned as a copy; nested lists are shared, so observations are read-only."""
-    revision = engine.work(ticket.id).revision
+    returned as a copy; nested lists are shared, so observations are read-only.
+
+    With ``sent`` (the lean style), the view is recorded as sent whole, with its number of
+    customer messages; with ``lean`` too, a ticket sent whole before with as many customer
+    messages as now comes without its ``heavy`` keys."""
+    work = engine.work(ticket.id)
     cached = views.get(ticket.id)
-    if cached is None or cached[0] != revision:
-        cached = views[ticket.id] = (revision, build(engine, ticket))
-    return dict(cached[1])
+    if cached is None or cached[0] != work.revision:
+        cached = views[ticket.id] = [work.revision, build(engine, ticket), None]
+    if sent is None:
+        return dict(cached[1])
+    count = len(work.messages)
+    if not lean or sent.get(ticket.id) != count:
+        sent[ticket.id] = count
+        return dict(cached[1])
+    if cached[2] is None:
+        cached[2] = {k: v for k, v in cached[1].items() if k not in heavy}
+    return dict(cached[2])

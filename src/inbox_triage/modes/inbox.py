@@ -8,11 +8,29 @@ from typing import Any, ClassVar
 from inbox_triage.domain import ActionError, Engine, Ticket
 from inbox_triage.modes.base import (
     ModeView,
+    SentViews,
     ViewCache,
     cached_view,
     messages_view,
     ticket_id_of,
 )
+
+# What a lean observation's ticket list leaves out of a ticket already handled (resolved or
+# escalated) once sent whole (unless the customer wrote since): it cannot have changed.
+TICKET_TEXTS = (
+    "customer_name",
+    "customer_account",
+    "customer_company",
+    "message",
+    "thread",
+    "internal_notes",
+    "customer_messages",
+)
+
+
+def _handled(engine: Engine, ticket: Ticket) -> bool:
+    work = engine.work(ticket.id)
+    return work.resolution is not None or work.escalated_to is not None
 
 
 def ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
@@ -109,10 +127,17 @@ class InboxMode(ModeView):
     def is_done(self, engine: Engine) -> bool:
         return engine.state.finished
 
-    def observe(self, engine: Engine, views: ViewCache) -> dict[str, Any]:
+    def observe(
+        self, engine: Engine, views: ViewCache, sent: SentViews | None = None
+    ) -> dict[str, Any]:
         capped = engine.state.queue_remaining
         return {
-            "tickets": [cached_view(engine, views, t, ticket_view) for t in engine.visible()],
+            "tickets": [
+                cached_view(
+                    engine, views, t, ticket_view, sent, TICKET_TEXTS, lean=_handled(engine, t)
+                )
+                for t in engine.visible()
+            ],
             "escalation_budget_remaining": engine.state.escalation_budget,
             "team_queue_remaining": {q: capped[q] for q in engine.org.queues if q in capped},
         }

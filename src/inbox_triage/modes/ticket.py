@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, missing_for_close
-from inbox_triage.modes.base import ModeView, ViewCache, messages_view
+from inbox_triage.modes.base import ModeView, SentViews, ViewCache, messages_view
 
 _VALUE = (("value",), ("ticket_id",))
 
@@ -74,7 +74,9 @@ class TicketMode(ModeView):
     def is_done(self, engine: Engine) -> bool:
         return any(w.closed for w in engine.state.work.values())
 
-    def observe(self, engine: Engine, views: ViewCache) -> dict[str, Any]:
+    def observe(
+        self, engine: Engine, views: ViewCache, sent: SentViews | None = None
+    ) -> dict[str, Any]:
         ticket = engine.scenario.tickets[0]
         work = engine.work(ticket.id)
         return {

@@ -8,10 +8,22 @@ from typing import Any, ClassVar
 from inbox_triage.domain import ActionError, Engine, Ticket
 from inbox_triage.modes.base import (
     ModeView,
+    SentViews,
     ViewCache,
     cached_view,
     messages_view,
     ticket_id_of,
+)
+
+# What a lean observation's inbox leaves out of an email already triaged, or the current one,
+# once sent whole (unless the customer wrote since): it cannot have changed.
+EMAIL_TEXTS = (
+    "customer_name",
+    "customer_account",
+    "customer_company",
+    "body",
+    "thread",
+    "customer_messages",
 )
 
 
@@ -118,13 +130,29 @@ class TriageMode(ModeView):
         far = 10**9
         return min(pending, key=lambda t: (engine.visible_deadline(t.id) or far, t.id))
 
-    def observe(self, engine: Engine, views: ViewCache) -> dict[str, Any]:
+    def observe(
+        self, engine: Engine, views: ViewCache, sent: SentViews | None = None
+    ) -> dict[str, Any]:
         state = engine.state
         current = self.current_email(engine)
         capped = state.queue_remaining
+        whole = cached_view(engine, views, current, email_view) if current else None
+        # Lean: an email already triaged, or the current one (whole above), comes as a header.
+        inbox = [
+            cached_view(
+                engine,
+                views,
+                t,
+                email_view,
+                sent,
+                EMAIL_TEXTS,
+                lean=t is current or state.work[t.id].processed,
+            )
+            for t in engine.visible()
+        ]
         return {
-            "current_email": cached_view(engine, views, current, email_view) if current else None,
-            "inbox": [cached_view(engine, views, t, email_view) for t in engine.visible()],
+            "current_email": whole,
+            "inbox": inbox,
             "processed": [t for t in engine.visible_ids() if state.work[t].processed],
             "escalation_budget_remaining": state.escalation_budget,
             "team_queue_remaining": {q: capped[q] for q in engine.org.queues if q in capped},

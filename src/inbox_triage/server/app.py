@@ -1,6 +1,7 @@
 """The OpenEnv app: WebSocket sessions from OpenEnv, plus session-aware HTTP for scripts.
 
-- ``/ws`` (OpenEnv): one episode per connection; what ``InboxTriageClient`` and training use.
+- ``/ws`` (OpenEnv's protocol, served by ``server/ws.py``): one episode per connection; what
+  ``InboxTriageClient`` and training use.
 - ``POST /reset``, ``POST /step``, ``GET /state``, ``GET /grader`` act on an HTTP session named
   by the ``X-Session-Id`` header or a ``session_id`` field; without one they share a default
   session, so the seeds' curl and ``requests`` snippets work as written.
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -45,13 +46,23 @@ from inbox_triage.server.errors import (
     first_error_field,
 )
 from inbox_triage.server.sessions import DEFAULT_SESSION, SessionError, SessionStore
+from inbox_triage.server.ws import SocketSessions, serve_socket
 
 DEFAULT_PORT = 8000
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_IDLE_TIMEOUT_S = 900.0
 MAX_BODY_BYTES = 64 * 1024
 MAX_WS_FRAME_BYTES = 2 * 1024 * 1024  # a larger frame closes the connection (uvicorn: 16 MiB)
-RESET_FIELDS = {"task", "task_id", "mode", "split", "difficulty", "seed", "episode_id"}
+RESET_FIELDS = {
+    "task",
+    "task_id",
+    "mode",
+    "split",
+    "difficulty",
+    "seed",
+    "episode_id",
+    "observation",
+}
 
 
 _error = error_response
@@ -124,10 +135,17 @@ def build_app(
     app.router.routes = [
         r
         for r in app.router.routes
-        if not any(
+        if getattr(r, "path", None) != "/ws"  # ours: the same protocol, lean (server/ws.py)
+        and not any(
             getattr(r, "path", None) == p and m in getattr(r, "methods", set()) for p, m in replaced
         )
     ]
+    sockets = app.state.sockets = SocketSessions(max_sessions, idle_timeout_s)
+
+    @app.websocket("/ws")
+    async def websocket(socket: WebSocket) -> None:
+        await serve_socket(socket, sockets, factory)
+
     store = SessionStore(factory, max_sessions, idle_timeout_s)
     app.state.sessions = store
     app.state.packs = library

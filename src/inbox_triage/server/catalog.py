@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from inbox_triage.domain import Engine
 from inbox_triage.modes import MODE_VIEWS
+from inbox_triage.observations import OBSERVATION_STYLES
 from inbox_triage.scenarios import fixed_task_ids, load_task
 from inbox_triage.scenarios.generator import PRESETS, SPLITS, generate
 from inbox_triage.scenarios.sources import generated_task_ids
@@ -80,6 +81,7 @@ def known_words(library: PackLibrary) -> frozenset[str]:
     words: set[str] = {*AGENTS, *SPLITS, *PRESETS, *TriageAction.model_fields, "generated"}
     words |= {f.name for f in fields(GenConfig)}
     words |= {"task", "task_id", "mode", "split", "difficulty", "seed", "episode_id", "size"}
+    words |= {"observation", *OBSERVATION_STYLES}
     words |= {"agent", "tasks", "episodes", "action", "session_id", "pack", "data", "type"}
 
     def walk(value: Any) -> None:

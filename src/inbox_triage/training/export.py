@@ -62,7 +62,7 @@ def prompt_rows(
 
 def _oracle(row: dict[str, Any]) -> tuple[InboxTriageEnv, Any, Any]:
     env = InboxTriageEnv()
-    observation = env.reset(**reset_args(row))
+    observation = env.reset(**reset_args(row), observation="full")
     agent = make_agent("oracle")
     agent.reset(observation.model_dump(), scenario=env.scenario, seed=int(row["seed"]))
     return env, observation, agent

@@ -20,6 +20,7 @@ from functools import cache
 from typing import Any
 
 from inbox_triage.env import InboxTriageEnv
+from inbox_triage.observations import ObservationMemory
 from inbox_triage.training.prompts import POLICY_POINTS, routing_guide
 from inbox_triage.training.rewards import reset_args
 
@@ -61,6 +62,7 @@ class EpisodeTools:
         else:
             self._env = InboxTriageEnv()
         self.observation: dict[str, Any] = {}
+        self._memory = ObservationMemory()  # lean observations made whole (local play)
         self.calls = 0
         self.refusals = 0
         self._answers_seen = 0
@@ -78,7 +80,7 @@ class EpisodeTools:
             self.observation = result.observation.model_dump()
         else:
             assert self._env is not None
-            self.observation = self._env.reset(**args).model_dump()
+            self.observation = self._memory.update(self._env.reset(**args).model_dump())
         self.calls = self.refusals = self._answers_seen = 0
         guide = routing_guide(self.observation.get("policy"))
         return "\n\n".join(p for p in (guide, POLICY_POINTS, self._render()) if p)
@@ -101,7 +103,7 @@ class EpisodeTools:
             observation["reward"], observation["done"] = result.reward, result.done
         else:
             assert self._env is not None
-            observation = self._env.step(action).model_dump()
+            observation = self._memory.update(self._env.step(action).model_dump())
         self.observation = observation
         error = observation.get("last_action_error")
         if error:
