@@ -12,6 +12,7 @@ import time
 
 from inbox_triage.agents import make_agent
 from inbox_triage.env import InboxTriageEnv
+from inbox_triage.observations import ObservationMemory
 from inbox_triage.scenarios.generator import generate
 
 
@@ -30,10 +31,10 @@ def step_times(task: str, agent_name: str, episodes: int, **reset_args) -> list[
     env = InboxTriageEnv()
     for seed in range(episodes):
         obs = env.reset(task=task, seed=seed, **reset_args)
-        agent = make_agent(agent_name)
-        agent.reset(obs.model_dump(), scenario=env.scenario, seed=seed)
+        agent, memory = make_agent(agent_name), ObservationMemory()
+        agent.reset(memory.update(obs.model_dump()), scenario=env.scenario, seed=seed)
         while not obs.done:
-            action = agent.act(obs.model_dump())
+            action = agent.act(memory.update(obs.model_dump()))
             start = time.perf_counter()
             obs = env.step(action)
             times.append(time.perf_counter() - start)

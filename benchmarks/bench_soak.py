@@ -353,6 +353,8 @@ async def cut(client: Any, kind: str, action: dict[str, Any], rng: random.Random
 
 async def play_episode(client: Any, agent: Any, rng: random.Random, load: Load) -> bool:
     """One episode on an open connection; True when it ended by cutting the connection."""
+    from inbox_triage.observations import ObservationMemory
+
     n = load.episode_no
     load.episode_no += 1
     spec = task_spec(n)
@@ -366,7 +368,8 @@ async def play_episode(client: Any, agent: Any, rng: random.Random, load: Load) 
     result = await load.call(client.reset(**spec))
     load.reset_lat.append(time.perf_counter() - t)
     load.resets += 1
-    obs = load.observation(result)
+    memory = ObservationMemory()  # the generic client hands out lean observations
+    obs = memory.update(load.observation(result))
     expected = spec["task"].split("/")[0]
     if obs.get("mode") != expected or obs.get("step_count") != 0 or result.done:
         raise Desync(
@@ -394,7 +397,7 @@ async def play_episode(client: Any, agent: Any, rng: random.Random, load: Load) 
         load.step_lat.append(time.perf_counter() - t)
         steps += 1
         load.steps += 1
-        obs = load.observation(result)
+        obs = memory.update(load.observation(result))
         if obs.get("step_count") != steps:
             raise Desync(f"step {steps} of {spec} answered step_count={obs.get('step_count')!r}")
         if obs.get("last_action_error"):

@@ -9,6 +9,7 @@ import json
 import pytest
 import requests
 from live_server import running_server
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from inbox_triage import InboxTriageClient, TriageAction
@@ -156,3 +157,46 @@ def test_a_full_server_refuses_with_capacity_reached_and_recovers():
                     break
         assert answer is not None and answer["type"] == "observation"
         second.close()
+
+
+def test_over_the_wire_lean_frames_are_made_whole_by_the_typed_client(server):
+    """The raw frames of a step leave out what was sent; the typed client hands out exactly
+    what the environment's full style gives in-process (determinism over the wire)."""
+    from inbox_triage.env import InboxTriageEnv
+
+    agent, local = make_agent("heuristic"), InboxTriageEnv()
+    expected = local.reset(task="inbox/generated", split="test", seed=4, observation="full")
+    with InboxTriageClient(base_url=server).sync() as env:
+        result = env.reset(task="inbox/generated", split="test", seed=4)
+        agent.reset(result.observation.model_dump(), scenario=None, seed=4)
+        while True:
+            got = result.observation.model_dump(exclude={"reward", "done", "metadata"})
+            assert got == expected.model_dump(exclude={"reward", "done", "metadata"})
+            assert result.reward == expected.reward
+            if result.done:
+                break
+            action = agent.act(result.observation.model_dump())
+            result, expected = env.step(action), local.step(action)
+    with connect(server.replace("http", "ws") + "/ws") as ws:
+        ws.send(json.dumps({"type": "reset", "data": {"task": "inbox/medium_billing_bug_mix"}}))
+        first = json.loads(ws.recv(timeout=10))["data"]["observation"]
+        ws.send(json.dumps({"type": "step", "data": {"action_type": "resolve_ticket",
+                            "ticket_id": "T-212", "resolution_code": "shipping_update_provided"}}))
+        step = json.loads(ws.recv(timeout=10))["data"]["observation"]
+    assert first["vocabulary"] and step["vocabulary"] is None
+    tickets = {t["ticket_id"]: t for t in step["tickets"]}
+    assert "message" not in tickets["T-212"]  # handled: its text was sent already
+    assert all("message" in t for i, t in tickets.items() if i != "T-212")
+
+
+def test_a_silent_socket_is_closed_after_the_idle_timeout_and_frees_its_place():
+    with running_server("--max-sessions", "1", "--idle-timeout", "1") as url:
+        ws_url = url.replace("http", "ws") + "/ws"
+        with connect(ws_url) as idle:
+            idle.send(json.dumps({"type": "reset", "data": {}}))
+            assert json.loads(idle.recv(timeout=10))["type"] == "observation"
+            with pytest.raises(ConnectionClosed):  # closed by the server, not by a timeout
+                idle.recv(timeout=5)
+        with connect(ws_url) as fresh:  # its place is free again
+            fresh.send(json.dumps({"type": "reset", "data": {}}))
+            assert json.loads(fresh.recv(timeout=10))["type"] == "observation"

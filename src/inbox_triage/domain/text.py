@@ -68,8 +68,12 @@ def normalise(text: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _needle(phrase: str) -> str:
+def needle(phrase: str) -> str:
+    """What ``contains_phrase`` looks for in a normalised text."""
     return normalise(phrase).rstrip()
+
+
+_needle = needle
 
 
 def contains_phrase(text: str, phrase: str) -> bool:

@@ -10,6 +10,7 @@ belong to other tickets. Summaries get the same paste and stuffing checks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from inbox_triage.domain import Policy, Ticket
 from inbox_triage.domain.text import (
@@ -19,11 +20,14 @@ from inbox_triage.domain.text import (
     function_word_ratio,
     makes_forbidden_promise,
     matched_groups,
+    needle,
+    normalise,
     requests_sensitive_data,
     shares_ngram,
     word_coverage,
     words,
 )
+from inbox_triage.grading.memo import ObjectMemo
 
 PASTE_THRESHOLD = 0.5
 MIN_COPIED_RUNS = 4
@@ -47,6 +51,7 @@ GENERIC_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=16384)
 def is_distinctive(phrase: str) -> bool:
     """Whether a phrase names something specific (not only generic or function words)."""
     return any(w not in GENERIC_WORDS and w not in FUNCTION_WORDS for w in words(phrase))
@@ -76,8 +81,12 @@ def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
 
 
 def customer_text(ticket: Ticket) -> str:
-    """Everything the customer wrote: a reply or summary must not be made of it."""
-    return "\n".join([ticket.subject, ticket.body, *(m.body for m in ticket.thread)])
+    """Everything the customer wrote: a reply or summary must not be made of it (one string
+    per ticket, so that the caches keyed by it hash it once)."""
+    return _customer_texts(ticket)
+
+
+_customer_texts = ObjectMemo(lambda t: "\n".join([t.subject, t.body, *(m.body for m in t.thread)]))
 
 
 def is_copied(text: str, ticket: Ticket) -> bool:
@@ -91,9 +100,13 @@ def is_copied(text: str, ticket: Ticket) -> bool:
     return len(words(text)) >= COVERAGE_MIN_WORDS and word_coverage(text, source) >= COVERAGE_LIMIT
 
 
-def _own_groups(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
+def _own_groups_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
     spec = ticket.truth.reply
     return (*ticket.truth.summary_facts, *(spec.required_facts if spec else ()))
+
+
+_own_groups = ObjectMemo(_own_groups_of)
+_own_phrases = ObjectMemo(lambda t: frozenset(p.lower() for g in _own_groups(t) for p in g))
 
 
 class StuffingTerms:
@@ -106,9 +119,10 @@ class StuffingTerms:
         """``base`` is a shared index (an org's, built once); ``terms`` are added on top."""
         self.base = base
         self.own = terms - base.terms if base else terms
-        self._by_key: dict[str, list[str]] = {}
+        # first three letters -> (term, what to look for in a normalised text)
+        self._by_key: dict[str, list[tuple[str, str]]] = {}
         for term in self.own:
-            self._by_key.setdefault(term[: self.KEY], []).append(term)
+            self._by_key.setdefault(term[: self.KEY], []).append((term, needle(term)))
 
     @property
     def terms(self) -> frozenset[str]:
@@ -118,24 +132,39 @@ class StuffingTerms:
     def found_in(self, text: str) -> set[str]:
         """Every term that starts a word in the text."""
         keys = {w[: self.KEY] for w in words(text)}
+        haystack = normalise(text)
+        by_key = self._by_key
         found = {
             term
             for key in keys
-            for term in self._by_key.get(key, ())
-            if contains_phrase(text, term)
+            if key in by_key
+            for term, look_for in by_key[key]
+            if look_for in haystack
         }
         return found | self.base.found_in(text) if self.base else found
 
 
 def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: StuffingTerms) -> int:
-    own = {p.lower() for group in _own_groups(ticket) for p in group}
-    return len(stuffing_terms.found_in(text) - own)
+    return len(stuffing_terms.found_in(text) - _own_phrases(ticket))
+
+
+def _group_needles(ticket: Ticket) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """Each fact group's (phrasing, what to look for), for groups with enough distinct
+    phrasings to be stuffed at all."""
+    groups = (tuple((p.lower(), needle(p)) for p in group) for group in _own_groups(ticket))
+    return tuple(g for g in groups if len({low for low, _ in g}) >= SYNONYM_LIMIT)
+
+
+_stuffable_groups = ObjectMemo(_group_needles)
 
 
 def _synonym_stuffed(text: str, ticket: Ticket) -> bool:
     """Four or more phrasings of one point ("hacked, compromised, takeover") is fishing."""
-    for group in _own_groups(ticket):
-        distinct = {p.lower() for p in group if contains_phrase(text, p)}
+    haystack = normalise(text)
+    for group in _stuffable_groups(ticket):
+        distinct = {low for low, look_for in group if look_for in haystack}
+        if len(distinct) < SYNONYM_LIMIT:
+            continue
         # a phrasing found only inside a longer one ("lock" in "locked") is the same word
         roots = {p for p in distinct if not any(o != p and o.startswith(p) for o in distinct)}
         if len(roots) >= SYNONYM_LIMIT:

@@ -7,7 +7,6 @@ Per-ticket scores are cached by the ticket's revision, so grading after every st
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -20,6 +19,7 @@ from inbox_triage.domain import (
     TicketWork,
     missing_for_close,
 )
+from inbox_triage.grading.memo import ObjectMemo
 from inbox_triage.grading.replies import (
     StuffingTerms,
     grade_info_request,
@@ -228,7 +228,7 @@ class Grader:
         self.weights = weights
         self._stuffing: StuffingTerms | None = None
         self._ticket_names = [n for n in weights if n in TICKET_COMPONENTS]
-        facts = _facts_for(self.scenario, engine)
+        facts = _facts_for(self.scenario)
         self._order = facts.order
         # Untouched tickets share one placeholder result: nothing to grade yet, only whether
         # the component applies.
@@ -321,12 +321,10 @@ class Grader:
             "wrap_up",
             float(done),
             self.weights["wrap_up"],
-            "finished after strong progress"
-            if done
-            else f"earned by calling finish once progress is at least {WRAP_UP_THRESHOLD}",
+            "finished after strong progress" if done else _WRAP_UP_NOT_YET,
         )
 
-    def _compose(self, explain: bool) -> Grade:
+    def _parts(self, explain: bool) -> list[ComponentScore]:
         parts: list[ComponentScore] = []
         for name in self.weights:
             if name in TICKET_COMPONENTS:
@@ -337,16 +335,18 @@ class Grader:
                 continue
             if part is not None:
                 parts.append(part)
+        return parts
+
+    def _combine(self, parts: list[ComponentScore]) -> tuple[float, float]:
+        """The value and the total weight, with wrap_up appended to ``parts`` (the one place
+        the arithmetic is done, for ``value`` and ``grade`` alike)."""
         total_weight = sum(p.weight for p in parts)
         base = sum(p.weight * p.score for p in parts) / total_weight if total_weight else 0.0
         if "wrap_up" in self.weights:
             parts.append(self._wrap_up(base))
             total_weight += self.weights["wrap_up"]
         value = sum(p.weight * p.score for p in parts) / total_weight if total_weight else 0.0
-        normalised = tuple(
-            ComponentScore(p.name, p.score, p.weight / total_weight, p.explanation) for p in parts
-        )
-        return Grade(min(1.0, max(0.0, value)), normalised)
+        return min(1.0, max(0.0, value)), total_weight
 
     def value(self) -> float:
         """The grade's value alone (the potential the dense reward is shaped from), composed
@@ -355,16 +355,22 @@ class Grader:
         finished = self.engine.state.finished
         if changed or self._value is None or finished != self._finished:
             self._finished = finished
-            self._value = self._compose(explain=False).value
+            self._value = self._combine(self._parts(explain=False))[0]
         return self._value
 
     def grade(self) -> Grade:
         """The grade with every component's explanation."""
         self._refresh()
-        return self._compose(explain=True)
+        parts = self._parts(explain=True)
+        value, total_weight = self._combine(parts)
+        normalised = tuple(
+            ComponentScore(p.name, p.score, p.weight / total_weight, p.explanation) for p in parts
+        )
+        return Grade(value, normalised)
 
 
 _UNTOUCHED = (0.0, "untouched")
+_WRAP_UP_NOT_YET = f"earned by calling finish once progress is at least {WRAP_UP_THRESHOLD}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,24 +381,18 @@ class _ScenarioFacts:
     applies: dict[str, tuple[str, ...]]
 
 
-_FACTS: dict[int, tuple[weakref.ref[Scenario], _ScenarioFacts]] = {}
-
-
-def _facts_for(scenario: Scenario, engine: Engine) -> _ScenarioFacts:
-    key = id(scenario)
-    cached = _FACTS.get(key)
-    if cached is not None and cached[0]() is scenario:
-        return cached[1]
+def _facts_of(scenario: Scenario) -> _ScenarioFacts:
     applies = {
-        name: tuple(t.id for t in scenario.tickets if _applies(name, t, engine))
+        name: tuple(t.id for t in scenario.tickets if _applies(name, t, scenario))
         for name in TICKET_COMPONENTS
     }
-    facts = _ScenarioFacts(tuple(t.id for t in scenario.tickets), applies)
-    _FACTS[key] = (weakref.ref(scenario, lambda _: _FACTS.pop(key, None)), facts)
-    return facts
+    return _ScenarioFacts(tuple(t.id for t in scenario.tickets), applies)
 
 
-def _applies(name: str, ticket: Ticket, engine: Engine) -> bool:
+_facts_for = ObjectMemo(_facts_of)
+
+
+def _applies(name: str, ticket: Ticket, scenario: Scenario) -> bool:
     """Whether a per-ticket component counts for a ticket nobody has touched."""
     t = ticket.truth
     if name == "category":
@@ -409,8 +409,8 @@ def _applies(name: str, ticket: Ticket, engine: Engine) -> bool:
         return t.resolution is not None
     if name == "closure":
         return t.resolution == "close"
-    if name == "sla":
-        return engine.deadline(ticket, t.priority) is not None
+    if name == "sla":  # a deadline applies (Engine.deadline, which counts from receipt)
+        return scenario.policy.sla_for(t.priority, ticket.customer.tier) is not None
     return True
 
 
