@@ -73,12 +73,9 @@ def needle(phrase: str) -> str:
     return normalise(phrase).rstrip()
 
 
-_needle = needle
-
-
 def contains_phrase(text: str, phrase: str) -> bool:
     """Whether ``phrase`` starts a word in the text ("lock" finds "locked"), case-insensitive."""
-    return _needle(phrase) in normalise(text)
+    return needle(phrase) in normalise(text)
 
 
 def matched_groups(text: str, groups: Iterable[Iterable[str]]) -> tuple[int, int]:
@@ -87,7 +84,7 @@ def matched_groups(text: str, groups: Iterable[Iterable[str]]) -> tuple[int, int
     total = hit = 0
     for group in groups:
         total += 1
-        if any(_needle(phrase) in haystack for phrase in group):
+        if any(needle(phrase) in haystack for phrase in group):
             hit += 1
     return hit, total
 
