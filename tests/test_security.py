@@ -183,8 +183,12 @@ def test_odd_bodies_are_4xx_never_500(server):
 def test_openenvs_shared_web_page_is_never_mounted(monkeypatch):
     monkeypatch.setenv("ENABLE_WEB_INTERFACE", "true")
     with running_server() as url:
-        assert httpx.get(f"{url}/web", timeout=10).status_code == 404
-        assert httpx.post(f"{url}/web/reset", json={}, timeout=10).status_code == 404
+        page = httpx.get(f"{url}/web", timeout=10)  # ours: a session per browser tab
+        assert page.status_code == 200 and "inbox-triage console" in page.text
+        assert "gradio" not in page.text.lower()
+        for shared in ("/web/reset", "/web/step"):  # the Gradio page's one shared episode
+            assert httpx.post(f"{url}{shared}", json={}, timeout=10).status_code in (404, 405)
+        assert httpx.get(f"{url}/web/state", timeout=10).status_code == 404
 
 
 def test_a_pack_that_does_not_load_is_logged_and_left_out(tmp_path):

@@ -577,9 +577,18 @@ def serve_command(
             "(default $INBOX_TRIAGE_ALLOW_LLM_BASELINE, else no).",
         ),
     ] = None,
+    runs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--runs",
+            help="A run folder, or a folder of runs (runs/), whose episodes the console at /web "
+            "lists and replays; repeat for more (default $INBOX_TRIAGE_RUNS).",
+        ),
+    ] = None,
 ) -> None:
-    """Serve the environment over HTTP and WebSocket (OpenEnv)."""
+    """Serve the environment over HTTP and WebSocket (OpenEnv), with the console at /web."""
     from inbox_triage.server.app import serve
+    from inbox_triage.server.run_library import RunFolderError
 
     try:
         serve(
@@ -589,9 +598,12 @@ def serve_command(
             idle_timeout_s=idle_timeout,
             pack_folders=list(packs or []),
             allow_llm_baseline=allow_llm_baseline,
+            run_folders=list(runs or []),
         )
     except ScenarioError as exc:
         raise typer.BadParameter(str(exc), param_hint="--packs") from None
+    except RunFolderError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--runs") from None
 
 
 @app.command("tasks")
@@ -608,7 +620,10 @@ def tasks_command() -> None:
     console.print(table)
 
 
-from inbox_triage.training.cli import export_app, train_app  # noqa: E402 - after the commands
+from inbox_triage.server.view import view_command  # noqa: E402 - after the commands
+from inbox_triage.training.cli import export_app, train_app  # noqa: E402
+
+app.command("view")(view_command)
 
 app.add_typer(train_app, name="train")
 app.add_typer(export_app, name="export")

@@ -15,13 +15,11 @@ and every error that leaves is a field and a short message, never an echo (``ser
 
 from __future__ import annotations
 
-import asyncio
-import ctypes
 import functools
 import json
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +38,14 @@ from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.pack_library import PACKS_ENV, PackLibrary, PackRefused
 from inbox_triage.server.baseline import Baseline, agent_factory_for
 from inbox_triage.server.catalog import known_words, pack_catalog, task_catalog
+from inbox_triage.server.console import add_console
 from inbox_triage.server.errors import (
     ScrubErrors,
     error_response,
     first_error_field,
 )
+from inbox_triage.server.memory import start_memory_trimmer
+from inbox_triage.server.run_library import RUNS_ENV, RunLibrary
 from inbox_triage.server.sessions import DEFAULT_SESSION, SessionError, SessionStore
 from inbox_triage.server.ws import SocketSessions, serve_socket
 
@@ -112,13 +113,16 @@ def build_app(
     idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
     packs: PackLibrary | None = None,
     allow_llm_baseline: bool = False,
+    runs: RunLibrary | None = None,
 ) -> FastAPI:
     """The whole server: OpenEnv's app with our session-aware routes in place of its
     stateless ``/reset``, ``/step`` and ``/state``. Every environment it makes plays packs
-    from ``packs`` only (none when not given).
+    from ``packs`` only (none when not given); the console at ``/web`` replays the episodes
+    of ``runs``.
 
     OpenEnv's Gradio page is never mounted, whatever ``ENABLE_WEB_INTERFACE`` says: it shares
-    one environment among all visitors and shows pydantic's full error text."""
+    one environment among all visitors and shows pydantic's full error text. Our console
+    (``server/console.py``) is there instead, one session per browser tab."""
     library = packs if packs is not None else PackLibrary()
     factory = functools.partial(InboxTriageEnv, packs=library)
     app = create_fastapi_app(
@@ -150,7 +154,7 @@ def build_app(
     app.state.sessions = store
     app.state.packs = library
     baseline = app.state.baseline = Baseline(factory, allow_llm=allow_llm_baseline)
-    app.router.on_startup.append(_start_memory_trimmer)
+    app.router.on_startup.append(start_memory_trimmer)
 
     @app.exception_handler(SessionError)
     async def _session_error(_: Request, exc: SessionError) -> JSONResponse:
@@ -281,37 +285,19 @@ def build_app(
     async def healthz() -> JSONResponse:
         return JSONResponse({"status": "healthy", "http_sessions": len(store)})
 
+    add_console(app, library, runs if runs is not None else RunLibrary(), factory)
+
     # Last, so that it knows every route's words: an error may repeat those.
     routes = {part for r in app.router.routes for part in getattr(r, "path", "").split("/")}
     app.add_middleware(ScrubErrors, max_body=MAX_BODY_BYTES, known=known_words(library) | routes)
     return app
 
 
-MEMORY_TRIM_INTERVAL_S = 30.0
+def _announce(on_ready: Callable[[str], None], url: str) -> Callable[[], Awaitable[None]]:
+    async def announce() -> None:
+        on_ready(url)
 
-
-async def _start_memory_trimmer() -> None:
-    """Hands memory freed by closed sessions back to the system now and then.
-
-    Python's own memory stays flat under load, but glibc's allocator keeps what sessions
-    freed, so RSS crept up in the soak benchmark; ``malloc_trim`` returns it. Elsewhere
-    (no glibc) this does nothing.
-    """
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
-        return
-
-    async def trim_forever() -> None:
-        while True:
-            await asyncio.sleep(MEMORY_TRIM_INTERVAL_S)
-            trim(0)
-
-    _TRIMMERS.add(asyncio.get_running_loop().create_task(trim_forever()))
-
-
-_TRIMMERS: set[asyncio.Task[None]] = set()
+    return announce
 
 
 def _knob_names() -> set[str]:
@@ -349,12 +335,18 @@ def _flag_from_env(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def run_folders_from_env() -> list[str]:
+    """``$INBOX_TRIAGE_RUNS``: run folders (or folders of runs) separated like ``$PATH``."""
+    return [p for p in os.environ.get(RUNS_ENV, "").split(os.pathsep) if p.strip()]
+
+
 def app_from_env() -> FastAPI:
     """For ``uvicorn inbox_triage.server.app:app_from_env --factory``."""
     return build_app(
         *_settings_from_env(),
         packs=load_packs(pack_folders_from_env()),
         allow_llm_baseline=_flag_from_env(ALLOW_LLM_BASELINE_ENV),
+        runs=RunLibrary.from_folders(run_folders_from_env()),
     )
 
 
@@ -365,10 +357,14 @@ def serve(
     idle_timeout_s: float | None = None,
     pack_folders: list[str | Path] | None = None,
     allow_llm_baseline: bool | None = None,
+    run_folders: list[str | Path] | None = None,
+    on_ready: Callable[[str], None] | None = None,
 ) -> None:
     """Serves until stopped. ``pack_folders`` (or ``$INBOX_TRIAGE_PACKS``) name the folders
     whose packs are playable by name; ``allow_llm_baseline`` (or
-    ``$INBOX_TRIAGE_ALLOW_LLM_BASELINE``) lets ``POST /baseline`` run the llm agent."""
+    ``$INBOX_TRIAGE_ALLOW_LLM_BASELINE``) lets ``POST /baseline`` run the llm agent;
+    ``run_folders`` (or ``$INBOX_TRIAGE_RUNS``) are the runs the console replays.
+    ``on_ready`` is told the console's address as the server starts."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("inbox_triage").setLevel(logging.INFO)
     env_sessions, env_timeout = _settings_from_env()
@@ -382,10 +378,11 @@ def serve(
             if allow_llm_baseline is None
             else allow_llm_baseline
         ),
+        runs=RunLibrary.from_folders(run_folders if run_folders else run_folders_from_env()),
     )
     # Observations are a few KB of JSON: compressing every WebSocket frame cost more server
     # time than it saved on loopback and LAN links (benchmarks/bench_server.py).
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -393,6 +390,11 @@ def serve(
         ws_per_message_deflate=False,
         ws_max_size=MAX_WS_FRAME_BYTES,
     )
+    server = uvicorn.Server(config)
+    if on_ready is not None:
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        app.router.on_startup.append(_announce(on_ready, f"http://{shown}:{port}/web/"))
+    server.run()
 
 
 def main() -> None:

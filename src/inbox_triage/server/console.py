@@ -1,0 +1,248 @@
+"""The web console at ``/web``: play any task by hand, replay and compare evaluated episodes.
+
+The page is three plain files shipped in the package (``server/web/``), read once at import
+and served by name from a fixed set, so the console needs no build step, no CDN and nothing a
+request could point at. Playing goes through the server's own HTTP session routes, one
+session per browser tab (``POST /sessions`` mints its id; the tab closes it when it goes, the
+idle timeout otherwise), so visitors never share an episode. Replays re-simulate recorded
+actions (``evaluation/replay.py``) from the runs the operator named (``serve --runs``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import fields
+from importlib.resources import files
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+
+from inbox_triage.evaluation.replay import Replay, first_difference, replay_record
+from inbox_triage.scenarios.generator import PRESETS, SPLITS, GenConfig
+from inbox_triage.scenarios.generator.generate import MAX_SIZE
+from inbox_triage.server.catalog import pack_catalog, task_catalog
+from inbox_triage.server.errors import error_response
+from inbox_triage.server.run_library import RunLibrary
+
+ASSET_TYPES = {
+    "index.html": "text/html; charset=utf-8",
+    "console.js": "text/javascript; charset=utf-8",
+    "console.css": "text/css; charset=utf-8",
+}
+ASSETS: dict[str, bytes] = {
+    name: (files("inbox_triage.server") / "web" / name).read_bytes() for name in ASSET_TYPES
+}
+# Which vocabulary list offers the values of each action field (for the action form).
+FIELD_VOCABULARY = {
+    "priority": "priorities",
+    "category": "categories",
+    "route_to": "queues",
+    "queue": "queues",
+    "sentiment": "sentiments",
+    "response_template": "templates",
+    "escalate_to": "escalation_targets",
+    "resolution_code": "resolution_codes",
+}
+# The ticket mode's one ``value`` field takes its values from the action type's list.
+VALUE_VOCABULARY = {"set_priority": "priorities", "route_team": "queues", "add_tag": "tags"}
+TEXT_FIELDS = ("summary", "reply_draft", "value", "response_text", "reason")
+LIST_LIMIT = 500
+REPLAY_CACHE = 16
+NO_STORE = {"cache-control": "no-store"}
+
+
+def _setup(library: Any, runs: RunLibrary) -> dict[str, Any]:
+    catalog = task_catalog()
+    tasks = [
+        {
+            "task_id": t["task_id"],
+            "mode": t["mode"],
+            "title": t["title"],
+            "difficulty": t["difficulty"],
+            "tickets": t["tickets"],
+            "kind": "generated"
+            if t["task_id"].endswith("/generated")
+            else ("pack" if "/pack:" in t["task_id"] else "fixed"),
+        }
+        for t in [*catalog["tasks"], *pack_catalog(library)]
+    ]
+    knobs = [
+        {
+            "name": f.name,
+            "integer": f.name == "size",
+            "min": 1 if f.name == "size" else 0.0,
+            "max": MAX_SIZE if f.name == "size" else 1.0,
+        }
+        for f in fields(GenConfig)
+    ]
+    presets = {
+        name: {f.name: getattr(config, f.name) for f in fields(GenConfig)}
+        for name, config in PRESETS.items()
+    }
+    return {
+        "default_task": catalog["default_task"],
+        "tasks": tasks,
+        "splits": list(SPLITS),
+        "difficulties": list(PRESETS),
+        "presets": presets,
+        "knobs": knobs,
+        "field_vocabulary": FIELD_VOCABULARY,
+        "value_vocabulary": VALUE_VOCABULARY,
+        "text_fields": list(TEXT_FIELDS),
+        "runs": runs.names(),
+    }
+
+
+class _Replays:
+    """Re-simulations, the last few kept: stepping back and forth asks for the same one."""
+
+    def __init__(self, factory: Any) -> None:
+        self.factory = factory
+        self._cache: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, run: str, record: Any) -> dict[str, Any]:
+        cache_key = (run, record.key, record.grade, record.duration_s, len(record.trajectory))
+        with self._lock:
+            if cache_key in self._cache:
+                self._cache.move_to_end(cache_key)
+                return self._cache[cache_key]
+        replay: Replay = replay_record(record, self.factory)
+        answer = {"run": run, **replay.as_dict()}
+        with self._lock:
+            self._cache[cache_key] = answer
+            while len(self._cache) > REPLAY_CACHE:
+                self._cache.popitem(last=False)
+        return answer
+
+
+def _grade_bound(query: dict[str, str], name: str, default: float) -> float:
+    raw = query.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise _Refused(name, "must be a number from 0 to 1") from None
+    if not 0.0 <= value <= 1.0:
+        raise _Refused(name, "must be a number from 0 to 1")
+    return value
+
+
+class _Refused(Exception):
+    def __init__(self, field: str, message: str, allowed: Any = None) -> None:
+        super().__init__(message)
+        self.field, self.message, self.allowed = field, message, allowed
+
+
+def _summary(run: str, r: Any) -> dict[str, Any]:
+    return {
+        "run": run,
+        "key": r.key,
+        "agent": r.agent,
+        "task": r.task,
+        "mode": r.mode,
+        "split": r.split,
+        "difficulty": r.difficulty,
+        "seed": r.seed,
+        "trial": r.trial,
+        "grade": r.grade,
+        "steps": r.steps,
+        "replayable": bool(r.trajectory),
+    }
+
+
+def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> None:
+    """Mounts ``/`` (a redirect), ``/web`` and its JSON API on ``app``."""
+    replays = _Replays(factory)
+
+    @app.exception_handler(_Refused)
+    async def _refused(_: Request, exc: _Refused) -> JSONResponse:
+        return error_response(422, exc.field, exc.message, exc.allowed)
+
+    @app.get("/", include_in_schema=False)
+    async def root() -> RedirectResponse:
+        return RedirectResponse("/web/", status_code=307)
+
+    @app.get("/web", include_in_schema=False)
+    @app.get("/web/", include_in_schema=False)
+    async def page() -> Response:
+        return Response(ASSETS["index.html"], media_type=ASSET_TYPES["index.html"])
+
+    @app.get("/web/assets/{name}", include_in_schema=False)
+    async def asset(name: str) -> Response:
+        if name not in ASSETS or name == "index.html":
+            return error_response(
+                404, "asset", "no such file", sorted(set(ASSETS) - {"index.html"})
+            )
+        return Response(ASSETS[name], media_type=ASSET_TYPES[name])
+
+    @app.get("/web/api/setup", tags=["Console"], summary="What the console offers to play")
+    async def setup() -> JSONResponse:
+        return JSONResponse(_setup(library, runs))
+
+    @app.get("/web/api/episodes", tags=["Console"], summary="The served runs' episodes")
+    async def episodes(request: Request) -> JSONResponse:
+        query = dict(request.query_params)
+        names = runs.names()
+        wanted_run = query.get("run") or None
+        if wanted_run is not None and wanted_run not in names:
+            raise _Refused("run", "is not a run this server shows", names)
+        low = _grade_bound(query, "min_grade", 0.0)
+        high = _grade_bound(query, "max_grade", 1.0)
+        agent, task = query.get("agent") or None, query.get("task") or None
+        rows: list[dict[str, Any]] = []
+        agents: set[str] = set()
+        tasks: set[str] = set()
+        for name in names if wanted_run is None else [wanted_run]:
+            for record in runs.records(name):
+                agents.add(record.agent)
+                tasks.add(record.task)
+                if agent is not None and record.agent != agent:
+                    continue
+                if task is not None and record.task != task:
+                    continue
+                if not low <= record.grade <= high:
+                    continue
+                rows.append(_summary(name, record))
+        return JSONResponse(
+            {
+                "runs": names,
+                "agents": sorted(agents),
+                "tasks": sorted(tasks),
+                "total": len(rows),
+                "episodes": rows[:LIST_LIMIT],
+            },
+            headers=NO_STORE,
+        )
+
+    def _record(query: dict[str, str], prefix: str = "") -> tuple[str, Any]:
+        run, key = query.get(f"{prefix}run"), query.get(f"{prefix}key")
+        if not run or run not in runs.names():
+            raise _Refused(f"{prefix}run", "is not a run this server shows", runs.names())
+        record = runs.episode(run, key or "")
+        if record is None:
+            raise _Refused(f"{prefix}key", "is not an episode of that run")
+        return run, record
+
+    @app.get("/web/api/replay", tags=["Console"], summary="An episode re-simulated step by step")
+    async def replay(request: Request) -> JSONResponse:
+        run, record = _record(dict(request.query_params))
+        return JSONResponse(await run_in_threadpool(replays.get, run, record))
+
+    @app.get("/web/api/compare", tags=["Console"], summary="Two episodes of one scenario")
+    async def compare(request: Request) -> JSONResponse:
+        query = dict(request.query_params)
+        run_a, a = _record(query, "a_")
+        run_b, b = _record(query, "b_")
+        if (a.task, a.split, a.difficulty, a.seed) != (b.task, b.split, b.difficulty, b.seed):
+            raise _Refused("b_key", "must be an episode of the same task and seed as a_key")
+        left = await run_in_threadpool(replays.get, run_a, a)
+        right = await run_in_threadpool(replays.get, run_b, b)
+        differs = first_difference(
+            [s.action for s in a.trajectory], [s.action for s in b.trajectory]
+        )
+        return JSONResponse({"a": left, "b": right, "first_difference": differs})

@@ -1,0 +1,95 @@
+"""The evaluation runs a server shows in its console: folders the operator named at start-up.
+
+A request names a run by the name listed here and an episode by its key, never by a path, so
+nothing a visitor sends opens a file. A folder given is either a run (it holds
+``episodes.jsonl``) or a folder of runs (``runs/``); its records are read again when the file
+has grown, so ``inbox-triage view`` follows a run still in progress.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inbox_triage.evaluation.records import EPISODES_FILE, EpisodeRecord, read_meta, read_records
+
+RUNS_ENV = "INBOX_TRIAGE_RUNS"
+
+
+class RunFolderError(ValueError):
+    """A folder named with ``--runs`` that holds no run."""
+
+
+@dataclass(slots=True)
+class _Run:
+    name: str
+    folder: Path
+    stamp: tuple[int, int] = (-1, -1)
+    records: list[EpisodeRecord] = field(default_factory=list)
+    by_key: dict[str, EpisodeRecord] = field(default_factory=dict)
+
+    def load(self) -> list[EpisodeRecord]:
+        file = self.folder / EPISODES_FILE
+        try:
+            stat = file.stat()
+        except OSError:
+            return self.records
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        if stamp != self.stamp:
+            self.records = read_records(file)
+            self.by_key = {r.key: r for r in self.records}
+            self.stamp = stamp
+        return self.records
+
+
+class RunLibrary:
+    """Runs by name, in the order given."""
+
+    def __init__(self, runs: dict[str, Path] | None = None) -> None:
+        self._runs = {name: _Run(name, folder) for name, folder in (runs or {}).items()}
+
+    @classmethod
+    def from_folders(cls, folders: Iterable[str | Path]) -> RunLibrary:
+        found: list[Path] = []
+        for given in folders:
+            folder = Path(given).expanduser()
+            if (folder / EPISODES_FILE).is_file():
+                found.append(folder)
+                continue
+            if not folder.is_dir():
+                raise RunFolderError(f"{folder}: no such folder")
+            inner = sorted(p.parent for p in folder.glob(f"*/{EPISODES_FILE}"))
+            if not inner:
+                raise RunFolderError(
+                    f"{folder}: not a run folder (no {EPISODES_FILE}) nor a folder of runs"
+                )
+            found.extend(inner)
+        runs: dict[str, Path] = {}
+        for folder in dict.fromkeys(p.resolve() for p in found):
+            name = folder.name
+            if name in runs:  # two runs of one name in different places
+                name = f"{folder.parent.name}/{folder.name}"
+            runs[name] = folder
+        return cls(runs)
+
+    def names(self) -> list[str]:
+        return list(self._runs)
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def records(self, name: str) -> list[EpisodeRecord]:
+        return self._runs[name].load()
+
+    def episode(self, name: str, key: str) -> EpisodeRecord | None:
+        run = self._runs.get(name)
+        if run is None:
+            return None
+        run.load()
+        return run.by_key.get(key)
+
+    def meta(self, name: str) -> dict[str, Any] | None:
+        meta = read_meta(self._runs[name].folder)
+        return None if meta is None else meta.model_dump(include={"name", "created", "config"})

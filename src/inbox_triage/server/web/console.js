@@ -1,0 +1,753 @@
+// The inbox-triage console: plain JavaScript, no build step, nothing fetched from elsewhere.
+// Play goes through the server's HTTP session routes with one session per tab; replays come
+// from /web/api/replay, which re-simulates recorded actions on the server.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const state = {
+  session: null,
+  setup: null,
+  obs: null,
+  selected: 0,
+  grade: null,
+  replay: null, // {a, b?, step, total, differs}
+  runsRows: [],
+  runsSelected: 0,
+};
+
+// ------------------------------------------------------------------ small helpers
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+// Replaces a node's children, skipping the null and false that conditional parts give.
+function put(node, ...children) {
+  node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+function notice(text) {
+  const box = $("#notice");
+  box.textContent = text || "";
+  box.hidden = !text;
+}
+
+async function api(path, options = {}) {
+  const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
+  if (state.session) headers["X-Session-Id"] = state.session;
+  const response = await fetch(path, { ...options, headers });
+  let body = null;
+  try { body = await response.json(); } catch (_) { body = null; }
+  return { ok: response.ok, status: response.status, body };
+}
+
+function describeError(body) {
+  const e = (body && body.error) || {};
+  const allowed = Array.isArray(e.allowed) && e.allowed.length ? ` (allowed: ${e.allowed.join(", ")})` : "";
+  return { field: e.field || "request", message: e.message || "was refused", allowed };
+}
+
+const fmt = (x, digits = 3) => (typeof x === "number" ? x.toFixed(digits) : "–");
+
+function slaText(deadline, now) {
+  if (deadline === null || deadline === undefined) return "–";
+  const left = deadline - now;
+  return left >= 0 ? `${left} min` : `${-left} min over`;
+}
+
+// ------------------------------------------------------------------ sessions
+async function openSession() {
+  const answer = await fetch("/sessions", { method: "POST" });
+  if (!answer.ok) {
+    notice("The server has no room for another session now; close a tab or retry later.");
+    return;
+  }
+  state.session = (await answer.json()).session_id;
+  $("#session-id").textContent = state.session;
+}
+
+function closeSession() {
+  if (!state.session) return;
+  fetch(`/sessions/${encodeURIComponent(state.session)}`, { method: "DELETE", keepalive: true });
+  state.session = null;
+}
+
+// ------------------------------------------------------------------ setup form
+function tasksFor(mode) {
+  return state.setup.tasks.filter((t) => t.mode === mode);
+}
+
+function fillSelect(select, values, labels = {}) {
+  put(select, ...values.map((v) => el("option", { value: v, text: labels[v] || v })));
+}
+
+function onTaskChange() {
+  const task = state.setup.tasks.find((t) => t.task_id === $("#setup-task").value);
+  const generated = task && task.kind === "generated";
+  const pack = task && task.kind === "pack";
+  document.querySelectorAll(".gen-only").forEach((n) => { n.hidden = !generated; });
+  if (pack) $("#setup-knobs").hidden = false;
+  const difficulty = $("#setup-difficulty").value || "medium";
+  const preset = state.setup.presets[difficulty] || {};
+  for (const knob of state.setup.knobs) {
+    const input = $(`#knob-${knob.name}`);
+    input.placeholder = String(preset[knob.name] ?? "");
+    input.closest("label").hidden = pack && knob.name !== "size";
+  }
+}
+
+function onModeChange() {
+  const mode = $("#setup-mode").value;
+  const tasks = tasksFor(mode);
+  fillSelect($("#setup-task"), tasks.map((t) => t.task_id),
+    Object.fromEntries(tasks.map((t) => [t.task_id, `${t.task_id} (${t.difficulty}) – ${t.title}`])));
+  onTaskChange();
+}
+
+async function loadSetup() {
+  const answer = await api("/web/api/setup");
+  state.setup = answer.body;
+  const modes = [...new Set(state.setup.tasks.map((t) => t.mode))];
+  fillSelect($("#setup-mode"), modes);
+  fillSelect($("#setup-split"), state.setup.splits);
+  fillSelect($("#setup-difficulty"), state.setup.difficulties);
+  $("#setup-difficulty").value = "medium";
+  put($("#knob-fields"), ...state.setup.knobs.map((k) => el("label", {},
+    k.name, " ",
+    el("input", { id: `knob-${k.name}`, name: k.name, type: "number", min: k.min, max: k.max,
+      step: k.integer ? 1 : 0.05 }))));
+  const first = state.setup.default_task.split("/")[0];
+  $("#setup-mode").value = first;
+  onModeChange();
+  $("#setup-task").value = state.setup.default_task;
+  onTaskChange();
+}
+
+async function startEpisode(event) {
+  event.preventDefault();
+  if (!state.session) await openSession();
+  const task = state.setup.tasks.find((t) => t.task_id === $("#setup-task").value);
+  const body = { task: task.task_id, seed: Number($("#setup-seed").value || 0), observation: "full" };
+  if (task.kind === "generated") {
+    body.split = $("#setup-split").value;
+    body.difficulty = $("#setup-difficulty").value;
+  }
+  if (task.kind !== "fixed") {
+    for (const knob of state.setup.knobs) {
+      const input = $(`#knob-${knob.name}`);
+      if (input.value !== "" && !input.closest("label").hidden) body[knob.name] = Number(input.value);
+    }
+  }
+  let answer = await api("/reset", { method: "POST", body: JSON.stringify(body) });
+  if (answer.status === 404) { // the session was closed after sitting idle: open another
+    state.session = null;
+    await openSession();
+    answer = await api("/reset", { method: "POST", body: JSON.stringify(body) });
+  }
+  if (!answer.ok) {
+    const e = describeError(answer.body);
+    notice(`Could not start: ${e.field} ${e.message}${e.allowed}`);
+    return;
+  }
+  notice("");
+  state.obs = { ...answer.body.observation, done: answer.body.done };
+  state.selected = 0;
+  $("#episode").hidden = false;
+  put($("#step-result"), el("p", { class: "muted", text: state.obs.last_feedback }));
+  $("#episode-title").textContent = `${state.obs.task_id} – ${state.obs.title}`;
+  $("#episode-objective").textContent = state.obs.objective;
+  renderPolicy($("#policy-text"), state.obs.policy);
+  renderEpisode();
+  await refreshGrade(false);
+  $("#mail-list").focus();
+}
+
+// ------------------------------------------------------------------ the inbox as a mail client
+// One row per email or ticket, whatever the mode.
+function mailItems(obs) {
+  if (obs.mode === "triage") {
+    const current = obs.current_email && obs.current_email.email_id;
+    return (obs.inbox || []).map((m) => ({
+      id: m.email_id, idField: "email_id", from: m.sender, subject: m.subject,
+      tier: m.customer_tier, sla: m.processed ? null : m.sla_deadline,
+      state: m.processed ? "triaged" : (m.email_id === current ? "current" : "waiting"), item: m,
+    }));
+  }
+  if (obs.mode === "inbox") {
+    return (obs.tickets || []).map((t) => ({
+      id: t.ticket_id, idField: "ticket_id", from: t.customer_name, subject: t.subject,
+      tier: t.customer_tier, sla: ["resolved", "escalated"].includes(t.status) ? null : t.sla_deadline,
+      state: t.status, item: t,
+    }));
+  }
+  const subject = (obs.customer_message || "").split(/[.!?\n]/)[0].slice(0, 80);
+  const parts = [obs.priority, obs.routed_team, ...(obs.tags || [])].filter(Boolean);
+  return [{
+    id: obs.ticket_id, idField: "ticket_id", from: obs.customer_name, subject,
+    tier: obs.customer_tier, sla: null, state: parts.length ? parts.join(" · ") : "new",
+    item: {
+      ticket_id: obs.ticket_id, customer_name: obs.customer_name, customer_tier: obs.customer_tier,
+      customer_account: obs.customer_account, message: obs.customer_message,
+      customer_messages: obs.customer_messages, draft_reply: obs.draft_reply,
+      info_requested: obs.info_requested, tags: obs.tags,
+    },
+  }];
+}
+
+function renderStatus(target, obs) {
+  const pairs = [
+    ["Clock", `minute ${obs.now}`],
+    ["Steps", `${obs.step_count} of ${obs.max_steps}`],
+  ];
+  if (obs.escalation_budget_remaining !== null && obs.escalation_budget_remaining !== undefined) {
+    pairs.push(["Escalation budget", String(obs.escalation_budget_remaining)]);
+  }
+  const queues = obs.team_queue_remaining || {};
+  if (Object.keys(queues).length) {
+    pairs.push(["Queue room", Object.entries(queues).map(([q, n]) => `${q} ${n}`).join(", ")]);
+  }
+  if (obs.sla_breaches_so_far !== null && obs.sla_breaches_so_far !== undefined) {
+    pairs.push(["SLA breaches", String(obs.sla_breaches_so_far)]);
+  }
+  if ((obs.active_sla_warnings || []).length) pairs.push(["SLA warnings", obs.active_sla_warnings.join(", ")]);
+  pairs.push(["Progress", fmt(obs.progress_score)]);
+  if (obs.done) pairs.push(["Episode", "ended"]);
+  put(target, ...pairs.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
+}
+
+function renderMailList(tbody, obs, selected, onPick) {
+  const items = mailItems(obs);
+  put(tbody, ...items.map((m, i) => el("tr", {
+    class: `state-${m.state.split(" ")[0]}${i === selected ? " selected" : ""}`,
+    "aria-selected": i === selected ? "true" : "false",
+    "data-id": m.id,
+    onclick: onPick ? () => onPick(i) : null,
+  }, el("td", { text: m.from || "" }), el("td", { text: m.subject || "" }),
+  el("td", { text: m.tier || "" }), el("td", { class: m.sla !== null && m.sla < obs.now ? "overdue" : "", text: slaText(m.sla, obs.now) }),
+  el("td", { class: "state", text: m.state }))));
+  return items;
+}
+
+function renderMessages(list, title) {
+  if (!list || !list.length) return null;
+  return el("section", {}, el("h5", { text: title }), ...list.map((m) => el("blockquote", {},
+    el("p", { class: "muted", text: [m.sender || m.kind, m.minute !== undefined ? `minute ${m.minute}` : null,
+      m.minutes_ago !== undefined ? `${m.minutes_ago} min before` : null].filter(Boolean).join(" · ") }),
+    el("p", { class: "body", text: typeof m === "string" ? m : (m.body || m.text || JSON.stringify(m)) }))));
+}
+
+function renderReading(target, entry) {
+  if (!entry) { put(target, el("p", { class: "muted", text: "Nothing selected." })); return; }
+  const m = entry.item;
+  const who = [m.customer_name, m.customer_account, m.customer_company].filter(Boolean).join(" · ");
+  put(target, 
+    el("h4", { text: m.subject || entry.subject || entry.id }),
+    el("p", { class: "muted", text: [entry.id, m.sender, who, m.customer_tier].filter(Boolean).join(" · ") }),
+    el("p", { class: "body", text: m.body || m.message || "" }),
+    renderMessages(m.thread, "Earlier in the thread"),
+    renderMessages(m.customer_messages, "The customer's answers"),
+    renderMessages((m.internal_notes || []).map((n) => ({ kind: "note", body: n })), "Internal notes (staff only)"),
+    renderMessages((m.responses_sent || []).map((r) => ({ kind: "sent", body: typeof r === "string" ? r : JSON.stringify(r) })), "Responses sent"),
+    m.draft_reply ? renderMessages([{ kind: "draft", body: m.draft_reply }], "Draft reply") : null,
+    m.tags && m.tags.length ? el("p", { text: `Tags: ${m.tags.join(", ")}` }) : null,
+    m.priority || m.queue ? el("p", { text: `Priority ${m.priority || "–"} · queue ${m.queue || "–"}${m.sentiment ? " · " + m.sentiment : ""}` }) : null,
+  );
+}
+
+function renderEvents(target, events) {
+  if (!events || !events.length) { put(target, ); return; }
+  put(target, el("h4", { text: "Recent events" }), el("ul", {},
+    ...events.map((e) => el("li", { text: `minute ${e.minute} · ${e.kind}${e.ticket_id ? " · " + e.ticket_id : ""}${e.detail ? " – " + e.detail : ""}` }))));
+}
+
+// The policy is Markdown: headings, lists, tables and paragraphs are enough to read it.
+function renderPolicy(target, text) {
+  const out = [];
+  let para = [];
+  let list = null;
+  let table = null;
+  const inline = (line) => {
+    const node = el("span");
+    line.split(/(\*\*[^*]+\*\*|`[^`]+`)/).forEach((part) => {
+      if (part.startsWith("**") && part.endsWith("**")) node.append(el("strong", { text: part.slice(2, -2) }));
+      else if (part.startsWith("`") && part.endsWith("`")) node.append(el("code", { text: part.slice(1, -1) }));
+      else node.append(part);
+    });
+    return node;
+  };
+  const flush = () => {
+    if (para.length) out.push(el("p", {}, inline(para.join(" "))));
+    para = [];
+    list = null;
+    table = null;
+  };
+  for (const raw of (text || "").split("\n")) {
+    const line = raw.trim();
+    const heading = line.match(/^(#{1,4})\s+(.*)$/);
+    if (!line) { flush(); continue; }
+    if (heading) { flush(); out.push(el(`h${Math.min(6, heading[1].length + 3)}`, { text: heading[2] })); continue; }
+    if (line.startsWith("|")) {
+      const cells = line.slice(1, line.endsWith("|") ? -1 : undefined).split("|").map((c) => c.trim());
+      if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
+      if (!table) { flush(); table = el("table", { class: "policy-table" }); out.push(table); table.append(el("tr", {}, ...cells.map((c) => el("th", { scope: "col" }, inline(c))))); continue; }
+      table.append(el("tr", {}, ...cells.map((c) => el("td", {}, inline(c)))));
+      continue;
+    }
+    if (/^[-*]\s+/.test(line)) {
+      if (para.length) { out.push(el("p", {}, inline(para.join(" ")))); para = []; }
+      if (!list) { list = el("ul"); out.push(list); }
+      list.append(el("li", {}, inline(line.replace(/^[-*]\s+/, ""))));
+      continue;
+    }
+    if (list && raw.startsWith("  ")) { list.lastChild.append(" ", inline(line)); continue; }
+    list = null;
+    para.push(line);
+  }
+  flush();
+  put(target, ...out);
+}
+
+function pick(index) {
+  const items = mailItems(state.obs);
+  if (!items.length) return;
+  state.selected = Math.max(0, Math.min(items.length - 1, index));
+  renderEpisode();
+  const chosen = items[state.selected];
+  const idInput = $(`#field-${chosen.idField}`);
+  if (idInput && [...idInput.options].some((o) => o.value === chosen.id)) idInput.value = chosen.id;
+}
+
+function renderEpisode() {
+  const obs = state.obs;
+  renderStatus($("#status-bar"), obs);
+  const items = renderMailList($("#mail-list tbody"), obs, state.selected, pick);
+  renderReading($("#reading-pane"), items[state.selected]);
+  renderEvents($("#events"), obs.recent_events);
+  const ended = obs.done;
+  $("#act-button").disabled = ended;
+  $("#action-type").disabled = ended;
+  if (!$("#action-type").options.length || $("#action-type").dataset.task !== obs.task_id) buildActionTypes();
+  else refreshIdOptions();
+}
+
+// ------------------------------------------------------------------ the action form
+// The ticket mode's one ``value`` field means something different for each tool.
+const VALUE_LABELS = {
+  set_priority: "value: the priority", route_team: "value: the team", add_tag: "value: a tag",
+  draft_reply: "value: the reply to the customer", request_info: "value: what to ask the customer for",
+};
+function buildActionTypes() {
+  const schema = state.obs.action_schema;
+  const kinds = state.obs.allowed_actions.filter((k) => schema[k]);
+  fillSelect($("#action-type"), kinds);
+  $("#action-type").dataset.task = state.obs.task_id;
+  buildActionFields();
+}
+
+function idChoices(field) {
+  const items = mailItems(state.obs).filter((m) => m.idField === field);
+  const open = items.filter((m) => !["triaged", "resolved"].includes(m.state));
+  return (open.length ? open : items).map((m) => m.id);
+}
+
+function choicesFor(kind, field) {
+  const vocab = state.obs.vocabulary || {};
+  if (field === "email_id" || field === "ticket_id") return idChoices(field);
+  if (field === "value" && state.setup.value_vocabulary[kind]) {
+    return vocab[state.setup.value_vocabulary[kind]] || [];
+  }
+  const list = state.setup.field_vocabulary[field];
+  if (!list) return null;
+  const values = vocab[list];
+  return Array.isArray(values) ? values : Object.keys(values || {});
+}
+
+function buildActionFields() {
+  const kind = $("#action-type").value;
+  const spec = state.obs.action_schema[kind] || { required: [], optional: [] };
+  const rows = [];
+  for (const [field, required] of [...spec.required.map((f) => [f, true]), ...spec.optional.map((f) => [f, false])]) {
+    const named = field === "value" ? VALUE_LABELS[kind] || "value" : field;
+    const label = `${named}${required ? "" : " (optional)"}`;
+    const id = `field-${field}`;
+    if (field === "flag_review") {
+      rows.push(el("label", { class: "check" }, el("input", { id, name: field, type: "checkbox" }), " ", label));
+      continue;
+    }
+    const choices = choicesFor(kind, field);
+    if (choices) {
+      const room = state.obs.team_queue_remaining || {};
+      const full = (c) => (field === "route_to" || field === "queue" || kind === "route_team") && room[c] === 0;
+      const select = el("select", { id, name: field, required: required || null },
+        required ? null : el("option", { value: "", text: "(leave unset)" }),
+        ...choices.map((c) => el("option", { value: c, text: full(c) ? `${c} (full)` : c, "data-full": full(c) })));
+      rows.push(el("label", {}, label, " ", select));
+    } else {
+      rows.push(el("label", {}, label, " ", el("textarea", { id, name: field, rows: field === "summary" ? 2 : 4, required: required || null })));
+    }
+  }
+  put($("#action-fields"), ...rows);
+  const chosen = mailItems(state.obs)[state.selected];
+  if (chosen) {
+    const idInput = $(`#field-${chosen.idField}`);
+    if (idInput && [...idInput.options].some((o) => o.value === chosen.id)) idInput.value = chosen.id;
+  }
+}
+
+function refreshIdOptions() {
+  for (const field of ["email_id", "ticket_id"]) {
+    const select = $(`#field-${field}`);
+    if (!select) continue;
+    const before = select.value;
+    const optional = select.options.length && select.options[0].value === "";
+    put(select, ...(optional ? [el("option", { value: "", text: "(leave unset)" })] : []),
+      ...idChoices(field).map((c) => el("option", { value: c, text: c })));
+    if ([...select.options].some((o) => o.value === before)) select.value = before;
+    const chosen = mailItems(state.obs)[state.selected];
+    if (chosen && chosen.idField === field && [...select.options].some((o) => o.value === chosen.id)) select.value = chosen.id;
+  }
+}
+
+function actionFromForm() {
+  const action = { action_type: $("#action-type").value };
+  for (const input of $("#action-fields").querySelectorAll("input, select, textarea")) {
+    if (input.type === "checkbox") { if (input.checked) action[input.name] = true; continue; }
+    if (input.value !== "") action[input.name] = input.value;
+  }
+  return action;
+}
+
+async function takeAction(event) {
+  event.preventDefault();
+  const action = actionFromForm();
+  const answer = await api("/step", { method: "POST", body: JSON.stringify({ action }) });
+  const box = $("#step-result");
+  if (answer.status === 404) {
+    put(box, el("p", { class: "refused", role: "alert", text: "This tab's session was closed after sitting idle; start the episode again." }));
+    return;
+  }
+  if (!answer.ok) {
+    const e = describeError(answer.body);
+    put(box, el("p", { class: "refused", role: "alert" },
+      el("strong", { text: "Refused: " }), `${e.field} ${e.message}${e.allowed}`),
+    el("p", { class: "muted", text: "A refused action costs no step." }));
+    return;
+  }
+  // A step's observation leaves out what only a reset sends (the policy, the action schema).
+  const sent = Object.fromEntries(Object.entries(answer.body.observation).filter(([, v]) => v !== null));
+  state.obs = { ...state.obs, ...sent, last_action_error: answer.body.observation.last_action_error,
+    done: answer.body.done };
+  const reward = answer.body.reward;
+  const err = state.obs.last_action_error;
+  put(box, 
+    el("p", {}, el("strong", { text: "Reward " }), el("output", { id: "last-reward", text: fmt(reward, 4) })),
+    el("p", { id: "last-feedback", text: state.obs.last_feedback }),
+    err ? el("p", { class: "refused", text: `Error: ${err.field} ${err.message}${err.allowed ? " (allowed: " + err.allowed.join(", ") + ")" : ""}` }) : null,
+  );
+  const items = mailItems(state.obs);
+  const next = items.findIndex((m) => ["current", "open", "waiting"].includes(m.state));
+  if (next >= 0 && state.obs.mode === "triage") state.selected = next;
+  renderEpisode();
+  buildActionFields(); // a fresh form: queue room and open ids have changed
+  await refreshGrade(answer.body.done);
+}
+
+// ------------------------------------------------------------------ the grade
+function renderGradeTable(tbody, components) {
+  put(tbody, ...Object.entries(components || {}).map(([name, c]) => el("tr", { "data-component": name },
+    el("th", { scope: "row", text: name }), el("td", { text: fmt(c.weight, 2) }),
+    el("td", { class: "score", text: fmt(c.score) }), el("td", { text: c.explanation }))));
+}
+
+async function refreshGrade(final) {
+  const answer = await api("/grader");
+  if (!answer.ok) return;
+  state.grade = answer.body;
+  $("#grade-value").textContent = fmt(answer.body.score);
+  $("#grade-note").textContent = final || answer.body.done
+    ? `Final grade. Step rewards summed to ${fmt(answer.body.total_reward)}; penalties ${fmt(answer.body.penalties)} (the rewards add up to the grade less the penalties).`
+    : "The grade so far: each component's score times its weight, summed.";
+  renderGradeTable($("#grade-table tbody"), answer.body.components);
+  $("#grade-panel").classList.toggle("final", Boolean(final || answer.body.done));
+}
+
+// ------------------------------------------------------------------ runs
+function episodeHash(row) {
+  return `#/replay/${encodeURIComponent(row.run)}/${encodeURIComponent(row.key)}`;
+}
+
+async function loadRuns(event) {
+  if (event) event.preventDefault();
+  const params = new URLSearchParams();
+  for (const [name, sel] of [["run", "#filter-run"], ["agent", "#filter-agent"], ["task", "#filter-task"],
+    ["min_grade", "#filter-min"], ["max_grade", "#filter-max"]]) {
+    if ($(sel).value !== "") params.set(name, $(sel).value);
+  }
+  const answer = await api(`/web/api/episodes?${params}`);
+  if (!answer.ok) {
+    const e = describeError(answer.body);
+    notice(`Filter refused: ${e.field} ${e.message}${e.allowed}`);
+    return;
+  }
+  notice("");
+  const data = answer.body;
+  $("#runs-empty").hidden = data.runs.length > 0;
+  for (const [sel, values] of [["#filter-run", data.runs], ["#filter-agent", data.agents], ["#filter-task", data.tasks]]) {
+    const select = $(sel);
+    const before = select.value;
+    put(select, el("option", { value: "", text: "all" }), ...values.map((v) => el("option", { value: v, text: v })));
+    select.value = values.includes(before) ? before : "";
+  }
+  state.runsRows = data.episodes;
+  state.runsSelected = Math.min(state.runsSelected, Math.max(0, data.episodes.length - 1));
+  $("#runs-count").textContent = data.total > data.episodes.length
+    ? `${data.total} episodes match; the first ${data.episodes.length} are shown.`
+    : `${data.total} episodes match.`;
+  renderRunsTable();
+}
+
+function renderRunsTable() {
+  const tbody = $("#runs-table tbody");
+  put(tbody, ...state.runsRows.map((r, i) => el("tr", {
+    class: i === state.runsSelected ? "selected" : "", "aria-selected": i === state.runsSelected ? "true" : "false",
+    "data-key": r.key,
+  },
+  el("td", {}, el("input", { type: "checkbox", class: "tick", "aria-label": `Tick ${r.agent} on ${r.task} seed ${r.seed} to compare`, onchange: updateCompareButton })),
+  el("td", { text: r.run }), el("td", { text: r.agent }), el("td", { text: r.task }), el("td", { text: String(r.seed) }),
+  el("td", { text: r.split ? `${r.split} / ${r.difficulty}` : "–" }), el("td", { class: "score", text: fmt(r.grade) }),
+  el("td", { text: String(r.steps) }),
+  el("td", {}, r.replayable ? el("a", { href: episodeHash(r), text: "replay" }) : el("span", { class: "muted", text: "no trajectory" })))));
+  updateCompareButton();
+}
+
+function tickedRows() {
+  return [...document.querySelectorAll("#runs-table tbody tr")]
+    .map((tr, i) => (tr.querySelector(".tick").checked ? state.runsRows[i] : null)).filter(Boolean);
+}
+
+function updateCompareButton() {
+  const ticked = tickedRows();
+  const button = $("#compare-button");
+  const same = ticked.length === 2 && ticked[0].task === ticked[1].task && ticked[0].seed === ticked[1].seed
+    && ticked[0].split === ticked[1].split && ticked[0].difficulty === ticked[1].difficulty;
+  button.disabled = !same;
+  button.title = ticked.length === 2 && !same ? "Tick two episodes of the same task and seed" : "";
+}
+
+function compareTicked() {
+  const [a, b] = tickedRows();
+  location.hash = `#/compare/${[a.run, a.key, b.run, b.key].map(encodeURIComponent).join("/")}`;
+}
+
+// ------------------------------------------------------------------ replay
+async function openReplay(parts) {
+  put($("#replay-panes"), el("p", { class: "muted", text: "Re-simulating…" }));
+  let answer;
+  if (parts.length === 2) {
+    answer = await api(`/web/api/replay?${new URLSearchParams({ run: parts[0], key: parts[1] })}`);
+    if (answer.ok) state.replay = { a: answer.body, b: null, differs: null };
+  } else {
+    answer = await api(`/web/api/compare?${new URLSearchParams({ a_run: parts[0], a_key: parts[1], b_run: parts[2], b_key: parts[3] })}`);
+    if (answer.ok) state.replay = { a: answer.body.a, b: answer.body.b, differs: answer.body.first_difference };
+  }
+  if (!answer.ok) {
+    const e = describeError(answer.body);
+    put($("#replay-panes"), el("p", { class: "refused", text: `Cannot replay: ${e.field} ${e.message}` }));
+    return;
+  }
+  const r = state.replay;
+  r.total = Math.max(r.a.steps.length, r.b ? r.b.steps.length : 0);
+  r.step = r.differs ? Math.max(0, r.differs - 1) : 0;
+  for (const id of ["#replay-step", "#replay-slider"]) $(id).max = String(r.total);
+  $("#replay-total").textContent = String(r.total);
+  renderBanner();
+  renderStrip();
+  showStep(r.step);
+}
+
+function mismatchText(rep) {
+  if (rep.problem) return `cannot be replayed: ${rep.problem}`;
+  if (rep.reproduced) return `reproduces its recorded rewards and grade (${fmt(rep.record.grade)})`;
+  const s = rep.steps.find((x) => x.step === rep.first_mismatch);
+  if (s) return `does NOT reproduce: at step ${s.step} the record says reward ${fmt(s.recorded_reward, 4)}, the replay gives ${fmt(s.reward, 4)}`;
+  return `does NOT reproduce: recorded grade ${fmt(rep.record.grade)}, replayed ${fmt(rep.final_grade)}`;
+}
+
+function renderBanner() {
+  const r = state.replay;
+  const lines = [r.a, r.b].filter(Boolean).map((rep) => el("p", {
+    class: rep.reproduced ? "ok" : "refused",
+    "data-reproduced": rep.reproduced ? "yes" : "no",
+  }, `${rep.record.agent} on ${rep.record.task} (seed ${rep.record.seed}, run ${rep.run}) ${mismatchText(rep)}.`));
+  if (r.b) {
+    lines.push(el("p", { id: "first-difference", class: "differs" },
+      r.differs ? `The two first differ at step ${r.differs}.` : "The two took the same actions throughout."));
+  }
+  put($("#replay-banner"), ...lines);
+}
+
+function renderStrip() {
+  const r = state.replay;
+  const cells = [];
+  for (let i = 1; i <= r.total; i++) {
+    const a = r.a.steps[i - 1];
+    const bad = (a && !a.reproduced) || (r.b && r.b.steps[i - 1] && !r.b.steps[i - 1].reproduced);
+    cells.push(el("span", {
+      class: `cell${i === r.differs ? " differs" : ""}${bad ? " mismatch" : ""}`,
+      "data-step": i, title: `step ${i}`, onclick: () => showStep(i),
+    }));
+  }
+  put($("#replay-strip"), ...cells);
+}
+
+function paneAt(rep, step, other) {
+  const last = rep.steps.length;
+  const at = Math.min(step, last);
+  const obs = at === 0 ? rep.start : rep.steps[at - 1].observation;
+  const full = { ...rep.episode, ...obs };
+  const s = at === 0 ? null : rep.steps[at - 1];
+  const grade = at === 0 ? rep.start_grade : s.grade;
+  const pane = el("section", { class: "pane", "aria-label": `${rep.record.agent} at step ${at}` });
+  const head = el("h3", { text: `${rep.record.agent} · ${rep.run}` });
+  const tbody = el("tbody");
+  const items = renderMailList(tbody, full, -1, null);
+  const actedOn = s && (s.action.email_id || s.action.ticket_id || (full.mode === "ticket" ? full.ticket_id : null));
+  const differsHere = other !== undefined && state.replay.differs === step;
+  const acted = actedOn ? items.find((m) => m.id === actedOn) : null;
+  put(pane, head,
+    step > last ? el("p", { class: "muted", text: `This episode ended after step ${last}.` }) : null,
+    el("dl", { class: "status-bar" }),
+    el("div", { class: `action-box${differsHere ? " differs" : ""}` },
+      el("h4", { text: s ? `Step ${at}: action${differsHere ? " (first difference)" : ""}` : "Before the first step" }),
+      s ? el("pre", { class: "action", text: JSON.stringify(s.action, null, 1) }) : null,
+      s ? el("p", {}, "Reward ", el("output", { class: "replay-reward", text: fmt(s.reward, 4) }),
+        s.reproduced ? " (as recorded)" : el("strong", { class: "refused", text: ` (recorded ${fmt(s.recorded_reward, 4)})` })) : null,
+      s && s.error ? el("p", { class: "refused", text: `Error: ${s.error.field} ${s.error.message}` }) : null,
+      s ? el("p", { class: "muted", text: full.last_feedback }) : null),
+    el("table", { class: "mail-list" }, el("thead", {}, el("tr", {}, ...["From", "Subject", "Tier", "SLA", "State"].map((h) => el("th", { scope: "col", text: h })))), tbody),
+    acted ? el("details", { class: "acted-mail" }, el("summary", { text: `The mail acted on: ${acted.id}` }), el("article", { class: "reading-pane" })) : null,
+    el("h4", {}, "Grade so far ", el("output", { class: "replay-grade", text: fmt(grade.value) })),
+    el("table", { class: "grade-table" }, el("thead", {}, el("tr", {}, ...["Component", "Weight", "Score", "Explanation"].map((h) => el("th", { scope: "col", text: h })))), el("tbody")));
+  renderStatus(pane.querySelector("dl"), full);
+  renderGradeTable(pane.querySelector(".grade-table tbody"), grade.components);
+  if (acted) renderReading(pane.querySelector(".acted-mail article"), acted);
+  if (actedOn) {
+    const row = items.findIndex((m) => m.id === actedOn);
+    if (row >= 0) tbody.children[row].classList.add("acted");
+  }
+  return pane;
+}
+
+function showStep(step) {
+  const r = state.replay;
+  if (!r) return;
+  r.step = Math.max(0, Math.min(r.total, step));
+  $("#replay-step").value = String(r.step);
+  $("#replay-slider").value = String(r.step);
+  const panes = [paneAt(r.a, r.step, r.b ? r.b : undefined)];
+  if (r.b) panes.push(paneAt(r.b, r.step, r.a));
+  put($("#replay-panes"), ...panes);
+  $("#replay-panes").classList.toggle("two", Boolean(r.b));
+  document.querySelectorAll("#replay-strip .cell").forEach((c) => c.classList.toggle("here", Number(c.dataset.step) === r.step));
+}
+
+// ------------------------------------------------------------------ routing and keys
+function route() {
+  const hash = location.hash || "#/play";
+  const parts = hash.slice(2).split("/").map(decodeURIComponent);
+  const view = parts[0] === "replay" || parts[0] === "compare" ? "replay" : (parts[0] === "runs" ? "runs" : "play");
+  for (const name of ["play", "runs", "replay"]) $(`#${name}-view`).hidden = name !== view;
+  $("#nav-play").toggleAttribute("aria-current", view === "play");
+  $("#nav-runs").toggleAttribute("aria-current", view !== "play");
+  if (view === "runs") loadRuns();
+  if (view === "replay") openReplay(parts.slice(1));
+}
+
+function typing(target) {
+  return ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) && target.type !== "checkbox";
+}
+
+function onKey(event) {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const view = ["play", "runs", "replay"].find((v) => !$(`#${v}-view`).hidden);
+  if (view === "replay" && ["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) {
+    if (typing(event.target) && event.target.id !== "replay-step") return;
+    if (event.target.id === "replay-slider") return; // the slider moves itself
+    event.preventDefault();
+    const r = state.replay;
+    if (!r) return;
+    const to = { ArrowLeft: r.step - 1, ArrowRight: r.step + 1, Home: 0, End: r.total }[event.key];
+    showStep(to);
+    return;
+  }
+  if (typing(event.target) || !["j", "k", "Enter"].includes(event.key)) return;
+  if (view === "play" && state.obs && event.key !== "Enter") {
+    event.preventDefault();
+    pick(state.selected + (event.key === "j" ? 1 : -1));
+  } else if (view === "runs" && state.runsRows.length) {
+    if (event.key === "Enter") {
+      if (event.target.tagName === "A" || event.target.tagName === "BUTTON") return;
+      const row = state.runsRows[state.runsSelected];
+      if (row && row.replayable) location.hash = episodeHash(row);
+      return;
+    }
+    event.preventDefault();
+    state.runsSelected = Math.max(0, Math.min(state.runsRows.length - 1, state.runsSelected + (event.key === "j" ? 1 : -1)));
+    const ticks = tickedRows().map((r) => r.key);
+    renderRunsTable();
+    document.querySelectorAll("#runs-table tbody tr").forEach((tr, i) => {
+      tr.querySelector(".tick").checked = ticks.includes(state.runsRows[i].key);
+    });
+    updateCompareButton();
+  }
+}
+
+// Marks the page busy while an answer is awaited, and counts answers (what tests wait on).
+function busy(handler) {
+  return async (event) => {
+    document.body.dataset.busy = "yes";
+    try { await handler(event); } finally {
+      delete document.body.dataset.busy;
+      document.body.dataset.answers = String(Number(document.body.dataset.answers || 0) + 1);
+    }
+  };
+}
+
+async function main() {
+  $("#setup-form").addEventListener("submit", busy(startEpisode));
+  $("#setup-mode").addEventListener("change", onModeChange);
+  $("#setup-task").addEventListener("change", onTaskChange);
+  $("#setup-difficulty").addEventListener("change", onTaskChange);
+  $("#action-form").addEventListener("submit", busy(takeAction));
+  $("#action-type").addEventListener("change", buildActionFields);
+  $("#filter-form").addEventListener("submit", loadRuns);
+  $("#compare-button").addEventListener("click", compareTicked);
+  $("#replay-first").addEventListener("click", () => showStep(0));
+  $("#replay-back").addEventListener("click", () => showStep(state.replay.step - 1));
+  $("#replay-forward").addEventListener("click", () => showStep(state.replay.step + 1));
+  $("#replay-last").addEventListener("click", () => showStep(state.replay.total));
+  $("#replay-step").addEventListener("change", (e) => showStep(Number(e.target.value)));
+  $("#replay-step").addEventListener("keydown", (e) => { if (e.key === "Enter") showStep(Number(e.target.value)); });
+  $("#replay-slider").addEventListener("input", (e) => showStep(Number(e.target.value)));
+  $("#mail-list").tabIndex = 0;
+  $("#mail-list").setAttribute("aria-label", "Inbox: j and k move the selection");
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("hashchange", route);
+  window.addEventListener("pagehide", closeSession);
+  await loadSetup();
+  route(); // the session opens with the first episode, so that a visit alone takes no place
+  document.body.dataset.ready = "yes";
+}
+
+main();

@@ -1,0 +1,227 @@
+"""Drives the web console in headless Chromium (Debian's package) with Playwright.
+
+Shared by the browser tests and by the README's screenshot command, which regenerates the
+pictures in ``docs/``::
+
+    .venv/bin/python tests/console_browser.py docs/
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = "/usr/bin/chromium"
+# Without the background-networking flags Chromium keeps dialling Google on this closed network.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREEN = {"width": 1400, "height": 900}
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium browser (one per test module: starting one takes ~0.5 s)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_console(browser: Any, url: str, where: str = "#/play") -> Any:
+    """A new tab on the console, once its script has loaded and its session is open."""
+    page = browser.new_page(viewport=SCREEN)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.console_errors = errors
+    page.goto(f"{url}/web/{where}")
+    page.wait_for_selector("body[data-ready='yes']")
+    return page
+
+
+def start_episode(page: Any, task: str, seed: int = 0, **setup: str) -> None:
+    """Chooses the task in the setup form (keyboard and selects) and starts it."""
+    mode = task.split("/", 1)[0]
+    page.select_option("#setup-mode", mode)
+    page.select_option("#setup-task", task)
+    for name, value in setup.items():  # split, difficulty
+        page.select_option(f"#setup-{name}", value)
+    page.fill("#setup-seed", str(seed))
+    answers = _answers(page)
+    page.click("#start-button")
+    _wait_answer(page, answers)
+
+
+def _answers(page: Any) -> int:
+    return int(page.evaluate("Number(document.body.dataset.answers || 0)"))
+
+
+def _wait_answer(page: Any, before: int) -> None:
+    page.wait_for_function(
+        "n => Number(document.body.dataset.answers || 0) > n && !document.body.dataset.busy",
+        arg=before,
+    )
+
+
+def session_id(page: Any) -> str:
+    return page.inner_text("#session-id").strip()
+
+
+def steps_taken(page: Any) -> int:
+    return int(page.evaluate("state.obs.step_count"))
+
+
+def act(page: Any, action_type: str | None = None, **fields: str) -> None:
+    """Fills the action form (selects by value, text by typing) and submits it with Enter
+    on the button, then waits for the step's answer."""
+    before = _answers(page)
+    if action_type is not None:
+        page.select_option("#action-type", action_type)
+    for name, value in fields.items():
+        target = page.locator(f"#field-{name}")
+        tag = target.evaluate("n => n.tagName")
+        if tag == "SELECT":
+            target.select_option(value)
+        elif target.get_attribute("type") == "checkbox":
+            target.set_checked(value == "true")
+        else:
+            target.fill(value)
+    page.focus("#act-button")
+    page.keyboard.press("Enter")
+    _wait_answer(page, before)
+
+
+def play_triage_by_keys(page: Any) -> None:
+    """Plays a triage inbox to its end: ``j`` to the next waiting email, a decision for it
+    from the form's own choices, submitted from the keyboard."""
+    while not page.evaluate("state.obs.done"):
+        page.focus("#mail-list")
+        page.keyboard.press("k")  # the current email is selected after each step; k then j
+        page.keyboard.press("j")
+        options = page.eval_on_selector_all(
+            "#field-priority option, #field-category option,"
+            " #field-route_to option:not([data-full])",
+            "os => os.map(o => [o.parentElement.id, o.value])",
+        )
+        first: dict[str, str] = {}
+        for field, value in options:
+            first.setdefault(field.removeprefix("field-"), value)
+        act(page, "triage_email", **first, summary="Customer asks for help; routed per the guide.")
+
+
+def grade_shown(page: Any) -> dict[str, Any]:
+    """The grade and components as the page shows them."""
+    rows = page.eval_on_selector_all(
+        "#grade-table tbody tr",
+        "rs => rs.map(r => [r.dataset.component, ...[...r.cells].map(c => c.textContent)])",
+    )
+    return {
+        "score": float(page.inner_text("#grade-value")),
+        "components": {
+            name: {"weight": float(w), "score": float(s), "explanation": e}
+            for name, _, w, s, e in rows
+        },
+    }
+
+
+def make_runs(folder: Path) -> list[Path]:
+    """Two runs made by `inbox-triage eval`: two agents on one generated task and seeds."""
+    out = []
+    for name, agent in (("heuristic-run", "heuristic"), ("random-run", "random")):
+        target = folder / name
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "inbox_triage.cli",
+                "eval",
+                "-a",
+                agent,
+                "-t",
+                "triage/generated",
+                "--episodes",
+                "2",
+                "--difficulty",
+                "medium",
+                "--out",
+                str(target),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        out.append(target)
+    return out
+
+
+def _screenshot(page: Any, path: Path) -> None:
+    """A PNG of the window, cut to 128 colours (Pillow comes with matplotlib): a third of
+    the size, and the console's flat colours lose nothing."""
+    from PIL import Image
+
+    page.screenshot(path=str(path), full_page=False)
+    with Image.open(path) as shot:
+        small = shot.convert("RGB").quantize(colors=128)
+    small.save(path, optimize=True)
+
+
+def take_screenshots(url: str, out: Path, browser: Any) -> list[Path]:
+    """The README's two pictures: a generated inbox being played, and a side-by-side replay."""
+    out.mkdir(parents=True, exist_ok=True)
+    page = open_console(browser, url)
+    start_episode(page, "triage/generated", seed=3, split="test", difficulty="hard")
+    for _ in range(3):
+        page.focus("#mail-list")
+        page.keyboard.press("j")
+        page.keyboard.press("k")
+        act(page, "triage_email", summary="Billing question about a charge; routed to billing.")
+    page.focus("#mail-list")
+    page.keyboard.press("j")
+    play = out / "console-play.png"
+    _screenshot(page, play)
+    page.goto(f"{url}/web/#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    page.select_option("#filter-task", "triage/generated")
+    page.click("#filter-button")
+    boxes = page.locator("#runs-table tbody tr")
+    seeds = [boxes.nth(i).locator("td").nth(4).inner_text() for i in range(boxes.count())]
+    first = [i for i, s in enumerate(seeds) if s == seeds[0]][:2]
+    for i in first:
+        boxes.nth(i).locator(".tick").check()
+    page.click("#compare-button")
+    page.wait_for_selector("#first-difference")
+    page.keyboard.press("ArrowRight")
+    compare = out / "console-compare.png"
+    _screenshot(page, compare)
+    page.close()
+    return [play, compare]
+
+
+def main(argv: list[str]) -> None:
+    from live_server import running_server
+
+    out = Path(argv[0] if argv else "docs")
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = make_runs(Path(tmp))
+        args = [a for r in runs for a in ("--runs", str(r))]
+        with running_server(*args) as url, chromium() as browser:
+            for path in take_screenshots(url, out, browser):
+                print(f"wrote {path} ({path.stat().st_size // 1024} KB)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,257 @@
+"""The web console in a real browser: headless Chromium plays, replays and compares episodes.
+
+Needs Playwright's Python package (a dev dependency) and Debian's ``chromium``
+(``apt-get install chromium``; ``.ci/run`` installs it). Outside CI they are skipped when
+missing; on CI (``CI=true``) a missing browser fails the run instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+from console_browser import (
+    CHROMIUM,
+    act,
+    chromium,
+    grade_shown,
+    make_runs,
+    open_console,
+    play_triage_by_keys,
+    session_id,
+    start_episode,
+    steps_taken,
+    take_screenshots,
+)
+from live_server import running_server
+from test_console import edit_record
+
+_missing = [
+    what
+    for what, ok in (
+        ("Playwright (pip install -e '.[dev]')", importlib.util.find_spec("playwright")),
+        (f"Chromium at {CHROMIUM} (apt-get install chromium)", Path(CHROMIUM).exists()),
+    )
+    if not ok
+]
+if _missing:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"the browser tests need {' and '.join(_missing)}", pytrace=False)
+    pytest.skip(f"the browser tests need {' and '.join(_missing)}", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    """Runs made by `inbox-triage eval` (heuristic and random, one generated task and seeds),
+    plus a hand-edited copy of the heuristic's whose third action differs."""
+    root = tmp_path_factory.mktemp("browser-runs")
+    heuristic, _ = make_runs(root)
+    edit_record(heuristic, root / "edited-run", seed=0, step=3, priority="low")
+    return root
+
+
+@pytest.fixture(scope="module")
+def url(runs) -> str:
+    with running_server("--runs", str(runs), "--max-sessions", "8") as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as instance:
+        yield instance
+
+
+@pytest.fixture
+def page(browser, url):
+    tab = open_console(browser, url)
+    tab.set_default_timeout(15_000)
+    yield tab
+    assert tab.console_errors == []  # the page's script threw nothing
+    tab.close()
+
+
+def grader(url: str, session: str) -> dict:
+    return httpx.get(f"{url}/grader", headers={"X-Session-Id": session}).json()
+
+
+def test_a_fixed_task_played_to_the_end_shows_the_grade_the_grader_gives(page, url):
+    start_episode(page, "triage/easy")
+    assert page.locator("#mail-list tbody tr").count() == 5
+    assert "Routing guide" in page.inner_text("#policy-text")
+    play_triage_by_keys(page)
+    assert page.evaluate("state.obs.done") is True
+    assert page.locator("#act-button").is_disabled()
+    shown = grade_shown(page)
+    truth = grader(url, session_id(page))
+    assert truth["done"] is True
+    assert shown["score"] == pytest.approx(truth["score"], abs=5e-4)
+    assert set(shown["components"]) == set(truth["components"])
+    for name, component in truth["components"].items():
+        assert shown["components"][name]["weight"] == pytest.approx(component["weight"], abs=5e-3)
+        assert shown["components"][name]["score"] == pytest.approx(component["score"], abs=5e-4)
+        assert shown["components"][name]["explanation"] == component["explanation"]
+    assert "Final grade" in page.inner_text("#grade-note")
+
+
+def test_a_refused_action_shows_its_field_and_allowed_values_and_costs_no_step(page):
+    start_episode(page, "triage/easy")
+    for _ in range(3):  # fill support_tier1 (room 3)
+        act(page, "triage_email", route_to="support_tier1", summary="Routine question; routed.")
+    assert "support_tier1 (full)" in page.inner_text("#field-route_to")
+    act(page, "triage_email", route_to="support_tier1", summary="One more for tier one.")
+    refusal = page.inner_text("#step-result")
+    assert "Refused: route_to" in refusal and "allowed: support_tier2" in refusal
+    assert "costs no step" in refusal
+    assert steps_taken(page) == 3
+
+
+def test_generated_inbox_mode_plays_with_the_forms_own_choices(page, url):
+    page.select_option("#setup-mode", "inbox")
+    page.select_option("#setup-task", "inbox/generated")
+    assert (
+        page.locator("#setup-split").is_visible() and page.locator("#setup-difficulty").is_visible()
+    )
+    page.locator("#setup-knobs summary").click()
+    page.fill("#knob-size", "4")
+    start_episode(page, "inbox/generated", seed=11, split="validation", difficulty="easy")
+    assert page.locator("#mail-list tbody tr").count() == 4
+    assert "Escalation budget" in page.inner_text("#status-bar")
+    types = page.eval_on_selector_all("#action-type option", "os => os.map(o => o.value)")
+    assert types[:4] == ["classify_ticket", "respond_ticket", "escalate_ticket", "resolve_ticket"]
+    page.focus("#mail-list")
+    page.keyboard.press("j")  # the second ticket, chosen from the keyboard
+    second = page.locator("#mail-list tbody tr").nth(1).get_attribute("data-id")
+    assert page.input_value("#field-ticket_id") == second
+    act(page, "classify_ticket", priority="high")
+    assert "classified" in page.inner_text("#last-feedback")
+    truth = grader(url, session_id(page))
+    assert (
+        truth["task_id"].startswith("inbox/")
+        and page.inner_text("#grade-value") == f"{truth['score']:.3f}"
+    )
+
+
+def test_two_tabs_play_two_tasks_at_once_without_seeing_each_other(browser, url):
+    first, second = open_console(browser, url), open_console(browser, url)
+    try:
+        start_episode(first, "triage/easy")
+        start_episode(second, "inbox/medium_billing_bug_mix")
+        assert session_id(first) != session_id(second)
+        act(first, "triage_email", summary="Account hacked; locked and routed to tier two.")
+        act(second, "classify_ticket", ticket_id="T-210", priority="high", queue="billing")
+        act(second, "classify_ticket", ticket_id="T-211", priority="medium", queue="technical")
+        assert steps_taken(first) == 1 and steps_taken(second) == 2
+        ids_first = first.eval_on_selector_all(
+            "#mail-list tbody tr", "rs => rs.map(r => r.dataset.id)"
+        )
+        ids_second = second.eval_on_selector_all(
+            "#mail-list tbody tr", "rs => rs.map(r => r.dataset.id)"
+        )
+        assert ids_first[0].startswith("e") and "T-210" in ids_second
+        assert not set(ids_first) & set(ids_second)
+        assert grader(url, session_id(first))["task_id"] == "triage/easy"
+        assert grader(url, session_id(second))["task_id"] == "inbox/medium_billing_bug_mix"
+        before = httpx.get(f"{url}/healthz").json()["http_sessions"]
+        gone = session_id(second)
+    finally:
+        second.close(run_before_unload=True)
+    # The closed tab's session goes with it; the other one plays on.
+    for _ in range(50):
+        if httpx.get(f"{url}/grader", headers={"X-Session-Id": gone}).status_code == 404:
+            break
+        first.wait_for_timeout(100)
+    assert httpx.get(f"{url}/grader", headers={"X-Session-Id": gone}).status_code == 404
+    assert httpx.get(f"{url}/healthz").json()["http_sessions"] == before - 1
+    act(first, "triage_email", summary="Prize scam; trash it.")
+    assert steps_taken(first) == 2
+    first.close()
+
+
+def test_replay_opens_an_eval_run_from_the_list_and_steps_to_its_recorded_grade(page, runs):
+    from inbox_triage.evaluation.records import read_records
+
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    page.select_option("#filter-run", "heuristic-run")
+    page.click("#filter-button")
+    page.wait_for_function("document.querySelectorAll('#runs-table tbody tr').length === 2")
+    page.focus("#runs-table")
+    page.keyboard.press("j")  # the second episode, seed 1
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#replay-panes .pane")
+    record = next(r for r in read_records(runs / "heuristic-run") if r.seed == 1)
+    assert "reproduces its recorded rewards and grade" in page.inner_text("#replay-banner")
+    assert page.inner_text("#replay-total") == str(record.steps)
+    assert "Before the first step" in page.inner_text(".pane")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.input_value("#replay-step") == "2"
+    assert page.inner_text(".replay-reward") == f"{record.trajectory[1].reward:.4f}"
+    page.keyboard.press("ArrowLeft")
+    assert page.input_value("#replay-step") == "1"
+    page.fill("#replay-step", str(record.steps))  # jump to the end
+    page.press("#replay-step", "Enter")
+    page.wait_for_function(f"document.querySelector('#replay-slider').value === '{record.steps}'")
+    assert page.inner_text(".replay-grade") == f"{record.grade:.3f}"
+
+
+def test_side_by_side_marks_the_first_differing_step_and_the_unreproduced_record(page):
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    rows = page.locator("#runs-table tbody tr")
+    chosen = [
+        i
+        for i in range(rows.count())
+        if rows.nth(i).locator("td").nth(4).inner_text() == "0"
+        and rows.nth(i).locator("td").nth(1).inner_text() in ("heuristic-run", "edited-run")
+    ]
+    assert len(chosen) == 2
+    for i in chosen:
+        rows.nth(i).locator(".tick").check()
+    page.click("#compare-button")
+    page.wait_for_selector("#first-difference")
+    assert "first differ at step 3" in page.inner_text("#first-difference")
+    assert page.input_value("#replay-step") == "2"  # opened just before the difference
+    page.keyboard.press("ArrowRight")
+    assert page.locator(".pane .action-box.differs").count() == 2
+    assert page.locator("#replay-strip .cell.differs").get_attribute("data-step") == "3"
+    banner = page.inner_text("#replay-banner")
+    assert "heuristic-run) reproduces" in banner
+    assert "edited-run) does NOT reproduce: at step 3" in banner
+    assert page.locator("#replay-strip .cell.mismatch").count() >= 1
+
+
+def test_every_control_has_a_label_and_is_reachable_by_keyboard(page):
+    start_episode(page, "ticket/hard_account_takeover")
+    unlabeled = page.evaluate(
+        """() => [...document.querySelectorAll('input, select, textarea, button, [tabindex]')]
+        .filter(n => n.offsetParent !== null)
+        .filter(n => !((n.labels && n.labels.length) || n.getAttribute('aria-label')
+                       || n.textContent.trim()))
+        .map(n => n.id || n.outerHTML.slice(0, 60))"""
+    )
+    assert unlabeled == []
+    unreachable = page.evaluate(
+        """() => [...document.querySelectorAll('input, select, textarea, button, a[href]')]
+        .filter(n => n.offsetParent !== null && n.tabIndex < 0).map(n => n.id)"""
+    )
+    assert unreachable == []
+    # Tabbing from the top reaches the action form and its submit button.
+    page.focus("#setup-mode")
+    seen = set()
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        seen.add(page.evaluate("document.activeElement.id"))
+    assert {"setup-task", "setup-seed", "start-button", "action-type", "act-button"} <= seen
+
+
+def test_the_readme_screenshots_are_taken_by_this_code(browser, url, tmp_path):
+    pictures = take_screenshots(url, tmp_path, browser)
+    assert [p.name for p in pictures] == ["console-play.png", "console-compare.png"]
+    for picture in pictures:
+        data = picture.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and 20_000 < len(data) < 600_000
