@@ -28,6 +28,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SCREEN = {"width": 1400, "height": 900}
+BILLING = {"priority": "high", "category": "billing_inquiry", "route_to": "billing"}
+TIER1 = {"priority": "medium", "category": "technical_support", "route_to": "support_tier1"}
 
 
 @contextlib.contextmanager
@@ -106,22 +108,29 @@ def act(page: Any, action_type: str | None = None, **fields: str) -> None:
     _wait_answer(page, before)
 
 
-def play_triage_by_keys(page: Any) -> None:
-    """Plays a triage inbox to its end: ``j`` to the next waiting email, a decision for it
-    from the form's own choices, submitted from the keyboard."""
-    while not page.evaluate("state.obs.done"):
+def play_triage_by_keys(page: Any, limit: int = 40) -> None:
+    """Plays a triage inbox to its end: ``j`` and ``k`` through the list (the id field
+    follows an open email, else stays on the current one), a decision from the form's own
+    choices, submitted from the keyboard. A refused decision fails at once (no endless loop)."""
+    for _ in range(limit):
+        if page.evaluate("state.obs.done"):
+            return
         page.focus("#mail-list")
-        page.keyboard.press("k")  # the current email is selected after each step; k then j
         page.keyboard.press("j")
+        page.keyboard.press("k")
         options = page.eval_on_selector_all(
-            "#field-priority option, #field-category option,"
-            " #field-route_to option:not([data-full])",
+            "#field-priority option:not([value='']), #field-category option:not([value='']),"
+            " #field-route_to option:not([value='']):not([data-full])",
             "os => os.map(o => [o.parentElement.id, o.value])",
         )
         first: dict[str, str] = {}
         for field, value in options:
             first.setdefault(field.removeprefix("field-"), value)
+        before = steps_taken(page)
         act(page, "triage_email", **first, summary="Customer asks for help; routed per the guide.")
+        if steps_taken(page) != before + 1:
+            raise AssertionError(f"a decision was refused: {page.inner_text('#step-result')}")
+    raise AssertionError(f"the episode did not end in {limit} decisions")
 
 
 def grade_shown(page: Any) -> dict[str, Any]:
@@ -184,11 +193,15 @@ def take_screenshots(url: str, out: Path, browser: Any) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     page = open_console(browser, url)
     start_episode(page, "triage/generated", seed=3, split="test", difficulty="hard")
-    for _ in range(3):
+    decisions = [
+        (BILLING, "Asks about a charge on the statement; billing to review."),
+        (TIER1, "Reports an error on the reports page; needs a fix."),
+    ]
+    for decision, summary in decisions:
         page.focus("#mail-list")
         page.keyboard.press("j")
         page.keyboard.press("k")
-        act(page, "triage_email", summary="Billing question about a charge; routed to billing.")
+        act(page, "triage_email", **decision, summary=summary)
     page.focus("#mail-list")
     page.keyboard.press("j")
     play = out / "console-play.png"

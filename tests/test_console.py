@@ -239,6 +239,16 @@ def test_compare_refuses_episodes_of_different_scenarios(client):
     assert answer.status_code == 422 and answer.json()["error"]["field"] == "b_key"
 
 
+def test_compare_refuses_an_episode_kept_without_trajectory(client):
+    a = key_of(client, "both", "heuristic", "triage/generated", 0)
+    b = key_of(client, "bare", "heuristic", "triage/generated", 0)
+    answer = client.get(
+        "/web/api/compare", params={"a_run": "both", "a_key": a, "b_run": "bare", "b_key": b}
+    )
+    assert answer.status_code == 422 and answer.json()["error"]["field"] == "b_key"
+    assert "no trajectory" in answer.json()["error"]["message"]
+
+
 def test_first_difference_counts_from_one_and_notices_an_early_end():
     x, y = {"action_type": "finish"}, {"email_id": "e1"}
     assert first_difference([y, y], [y, y]) is None

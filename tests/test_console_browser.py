@@ -99,10 +99,14 @@ def test_a_fixed_task_played_to_the_end_shows_the_grade_the_grader_gives(page, u
 
 def test_a_refused_action_shows_its_field_and_allowed_values_and_costs_no_step(page):
     start_episode(page, "triage/easy")
+    act(page, "triage_email", summary="Nothing chosen yet.")  # the selects start blank
+    refusal = page.inner_text("#step-result")
+    assert "Refused: priority is required" in refusal
+    tier1 = {"priority": "medium", "category": "general_inquiry", "route_to": "support_tier1"}
     for _ in range(3):  # fill support_tier1 (room 3)
-        act(page, "triage_email", route_to="support_tier1", summary="Routine question; routed.")
+        act(page, "triage_email", **tier1, summary="Routine question; routed.")
     assert "support_tier1 (full)" in page.inner_text("#field-route_to")
-    act(page, "triage_email", route_to="support_tier1", summary="One more for tier one.")
+    act(page, "triage_email", **tier1, summary="One more for tier one.")
     refusal = page.inner_text("#step-result")
     assert "Refused: route_to" in refusal and "allowed: support_tier2" in refusal
     assert "costs no step" in refusal
@@ -141,7 +145,14 @@ def test_two_tabs_play_two_tasks_at_once_without_seeing_each_other(browser, url)
         start_episode(first, "triage/easy")
         start_episode(second, "inbox/medium_billing_bug_mix")
         assert session_id(first) != session_id(second)
-        act(first, "triage_email", summary="Account hacked; locked and routed to tier two.")
+        act(
+            first,
+            "triage_email",
+            priority="urgent",
+            category="customer_complaint",
+            route_to="support_tier2",
+            summary="Account hacked; locked and routed to tier two.",
+        )
         act(second, "classify_ticket", ticket_id="T-210", priority="high", queue="billing")
         act(second, "classify_ticket", ticket_id="T-211", priority="medium", queue="technical")
         assert steps_taken(first) == 1 and steps_taken(second) == 2
@@ -166,7 +177,14 @@ def test_two_tabs_play_two_tasks_at_once_without_seeing_each_other(browser, url)
         first.wait_for_timeout(100)
     assert httpx.get(f"{url}/grader", headers={"X-Session-Id": gone}).status_code == 404
     assert httpx.get(f"{url}/healthz").json()["http_sessions"] == before - 1
-    act(first, "triage_email", summary="Prize scam; trash it.")
+    act(
+        first,
+        "triage_email",
+        priority="spam",
+        category="spam_phishing",
+        route_to="trash",
+        summary="Prize scam; trash it.",
+    )
     assert steps_taken(first) == 2
     first.close()
 
@@ -179,8 +197,11 @@ def test_replay_opens_an_eval_run_from_the_list_and_steps_to_its_recorded_grade(
     page.select_option("#filter-run", "heuristic-run")
     page.click("#filter-button")
     page.wait_for_function("document.querySelectorAll('#runs-table tbody tr').length === 2")
+    page.locator("#runs-table tbody tr").nth(1).locator("td").nth(3).click()  # seed 1's row
+    assert page.locator("#runs-table tbody tr").nth(1).get_attribute("aria-selected") == "true"
     page.focus("#runs-table")
-    page.keyboard.press("j")  # the second episode, seed 1
+    page.keyboard.press("k")  # back to seed 0 and forward again, from the keyboard
+    page.keyboard.press("j")
     page.keyboard.press("Enter")
     page.wait_for_selector("#replay-panes .pane")
     record = next(r for r in read_records(runs / "heuristic-run") if r.seed == 1)

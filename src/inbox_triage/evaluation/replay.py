@@ -134,7 +134,7 @@ def replay_record(
     server's packs are playable) and sets each step beside the recorded one."""
     replay = Replay(record=record)
     if not record.trajectory:
-        replay.problem = "the run kept no trajectory (it was made with --no-trajectory)"
+        replay.problem = "the run kept no trajectory (it was made with --no-trajectories)"
         return replay
     env = env_factory()
     try:

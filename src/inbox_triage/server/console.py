@@ -240,6 +240,9 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
         run_b, b = _record(query, "b_")
         if (a.task, a.split, a.difficulty, a.seed) != (b.task, b.split, b.difficulty, b.seed):
             raise _Refused("b_key", "must be an episode of the same task and seed as a_key")
+        for field, record in (("a_key", a), ("b_key", b)):
+            if not record.trajectory:
+                raise _Refused(field, "is an episode its run kept no trajectory for")
         left = await run_in_threadpool(replays.get, run_a, a)
         right = await run_in_threadpool(replays.get, run_b, b)
         differs = first_difference(

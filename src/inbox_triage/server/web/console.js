@@ -164,6 +164,7 @@ async function startEpisode(event) {
   state.obs = { ...answer.body.observation, done: answer.body.done };
   state.selected = 0;
   $("#episode").hidden = false;
+  $("#play-help").hidden = true;
   put($("#step-result"), el("p", { class: "muted", text: state.obs.last_feedback }));
   $("#episode-title").textContent = `${state.obs.task_id} – ${state.obs.title}`;
   $("#episode-objective").textContent = state.obs.objective;
@@ -323,9 +324,7 @@ function pick(index) {
   if (!items.length) return;
   state.selected = Math.max(0, Math.min(items.length - 1, index));
   renderEpisode();
-  const chosen = items[state.selected];
-  const idInput = $(`#field-${chosen.idField}`);
-  if (idInput && [...idInput.options].some((o) => o.value === chosen.id)) idInput.value = chosen.id;
+  preselectId();
 }
 
 function renderEpisode() {
@@ -390,7 +389,7 @@ function buildActionFields() {
       const room = state.obs.team_queue_remaining || {};
       const full = (c) => (field === "route_to" || field === "queue" || kind === "route_team") && room[c] === 0;
       const select = el("select", { id, name: field, required: required || null },
-        required ? null : el("option", { value: "", text: "(leave unset)" }),
+        el("option", { value: "", text: required ? "choose…" : "(leave unset)" }),
         ...choices.map((c) => el("option", { value: c, text: full(c) ? `${c} (full)` : c, "data-full": full(c) })));
       rows.push(el("label", {}, label, " ", select));
     } else {
@@ -398,10 +397,19 @@ function buildActionFields() {
     }
   }
   put($("#action-fields"), ...rows);
+  preselectId();
+}
+
+// The id fields start on the selected mail when it is still open, else on the current email.
+function preselectId() {
   const chosen = mailItems(state.obs)[state.selected];
-  if (chosen) {
-    const idInput = $(`#field-${chosen.idField}`);
-    if (idInput && [...idInput.options].some((o) => o.value === chosen.id)) idInput.value = chosen.id;
+  const current = state.obs.current_email && state.obs.current_email.email_id;
+  for (const field of ["email_id", "ticket_id"]) {
+    const select = $(`#field-${field}`);
+    if (!select) continue;
+    const has = (id) => id && [...select.options].some((o) => o.value === id);
+    if (chosen && chosen.idField === field && has(chosen.id)) select.value = chosen.id;
+    else if (field === "email_id" && has(current) && select.value === "") select.value = current;
   }
 }
 
@@ -410,13 +418,12 @@ function refreshIdOptions() {
     const select = $(`#field-${field}`);
     if (!select) continue;
     const before = select.value;
-    const optional = select.options.length && select.options[0].value === "";
-    put(select, ...(optional ? [el("option", { value: "", text: "(leave unset)" })] : []),
+    const blank = select.options.length && select.options[0].value === "" ? select.options[0].textContent : null;
+    put(select, ...(blank ? [el("option", { value: "", text: blank })] : []),
       ...idChoices(field).map((c) => el("option", { value: c, text: c })));
     if ([...select.options].some((o) => o.value === before)) select.value = before;
-    const chosen = mailItems(state.obs)[state.selected];
-    if (chosen && chosen.idField === field && [...select.options].some((o) => o.value === chosen.id)) select.value = chosen.id;
   }
+  preselectId();
 }
 
 function actionFromForm() {
@@ -454,6 +461,8 @@ async function takeAction(event) {
     el("p", {}, el("strong", { text: "Reward " }), el("output", { id: "last-reward", text: fmt(reward, 4) })),
     el("p", { id: "last-feedback", text: state.obs.last_feedback }),
     err ? el("p", { class: "refused", text: `Error: ${err.field} ${err.message}${err.allowed ? " (allowed: " + err.allowed.join(", ") + ")" : ""}` }) : null,
+    el("p", {}, el("strong", { text: "Grade so far " }), el("output", { id: "side-grade" }),
+      el("a", { href: "#grade-panel", class: "muted", text: " (every component below)" })),
   );
   const items = mailItems(state.obs);
   const next = items.findIndex((m) => ["current", "open", "waiting"].includes(m.state));
@@ -475,6 +484,7 @@ async function refreshGrade(final) {
   if (!answer.ok) return;
   state.grade = answer.body;
   $("#grade-value").textContent = fmt(answer.body.score);
+  if ($("#side-grade")) $("#side-grade").textContent = fmt(answer.body.score);
   $("#grade-note").textContent = final || answer.body.done
     ? `Final grade. Step rewards summed to ${fmt(answer.body.total_reward)}; penalties ${fmt(answer.body.penalties)} (the rewards add up to the grade less the penalties).`
     : "The grade so far: each component's score times its weight, summed.";
@@ -522,13 +532,22 @@ function renderRunsTable() {
   put(tbody, ...state.runsRows.map((r, i) => el("tr", {
     class: i === state.runsSelected ? "selected" : "", "aria-selected": i === state.runsSelected ? "true" : "false",
     "data-key": r.key,
+    onclick: () => selectRunRow(i),
   },
-  el("td", {}, el("input", { type: "checkbox", class: "tick", "aria-label": `Tick ${r.agent} on ${r.task} seed ${r.seed} to compare`, onchange: updateCompareButton })),
+  el("td", {}, el("input", { type: "checkbox", class: "tick", disabled: !r.replayable, "aria-label": `Tick ${r.agent} on ${r.task} seed ${r.seed} to compare`, onchange: updateCompareButton })),
   el("td", { text: r.run }), el("td", { text: r.agent }), el("td", { text: r.task }), el("td", { text: String(r.seed) }),
   el("td", { text: r.split ? `${r.split} / ${r.difficulty}` : "–" }), el("td", { class: "score", text: fmt(r.grade) }),
   el("td", { text: String(r.steps) }),
   el("td", {}, r.replayable ? el("a", { href: episodeHash(r), text: "replay" }) : el("span", { class: "muted", text: "no trajectory" })))));
   updateCompareButton();
+}
+
+function selectRunRow(index) {
+  state.runsSelected = index;
+  document.querySelectorAll("#runs-table tbody tr").forEach((tr, i) => {
+    tr.classList.toggle("selected", i === index);
+    tr.setAttribute("aria-selected", i === index ? "true" : "false");
+  });
 }
 
 function tickedRows() {
@@ -566,6 +585,7 @@ async function openReplay(parts) {
     put($("#replay-panes"), el("p", { class: "refused", text: `Cannot replay: ${e.field} ${e.message}` }));
     return;
   }
+  $("#replay-title").textContent = parts.length === 2 ? "Replay" : "Compare";
   const r = state.replay;
   r.total = Math.max(r.a.steps.length, r.b ? r.b.steps.length : 0);
   r.step = r.differs ? Math.max(0, r.differs - 1) : 0;
@@ -630,7 +650,7 @@ function paneAt(rep, step, other) {
     el("dl", { class: "status-bar" }),
     el("div", { class: `action-box${differsHere ? " differs" : ""}` },
       el("h4", { text: s ? `Step ${at}: action${differsHere ? " (first difference)" : ""}` : "Before the first step" }),
-      s ? el("pre", { class: "action", text: JSON.stringify(s.action, null, 1) }) : null,
+      s ? el("dl", { class: "action" }, ...Object.entries(s.action).flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v) })])) : null,
       s ? el("p", {}, "Reward ", el("output", { class: "replay-reward", text: fmt(s.reward, 4) }),
         s.reproduced ? " (as recorded)" : el("strong", { class: "refused", text: ` (recorded ${fmt(s.recorded_reward, 4)})` })) : null,
       s && s.error ? el("p", { class: "refused", text: `Error: ${s.error.field} ${s.error.message}` }) : null,
@@ -655,6 +675,8 @@ function showStep(step) {
   r.step = Math.max(0, Math.min(r.total, step));
   $("#replay-step").value = String(r.step);
   $("#replay-slider").value = String(r.step);
+  $("#replay-first").disabled = $("#replay-back").disabled = r.step === 0;
+  $("#replay-forward").disabled = $("#replay-last").disabled = r.step === r.total;
   const panes = [paneAt(r.a, r.step, r.b ? r.b : undefined)];
   if (r.b) panes.push(paneAt(r.b, r.step, r.a));
   put($("#replay-panes"), ...panes);
@@ -704,12 +726,8 @@ function onKey(event) {
     }
     event.preventDefault();
     state.runsSelected = Math.max(0, Math.min(state.runsRows.length - 1, state.runsSelected + (event.key === "j" ? 1 : -1)));
-    const ticks = tickedRows().map((r) => r.key);
-    renderRunsTable();
-    document.querySelectorAll("#runs-table tbody tr").forEach((tr, i) => {
-      tr.querySelector(".tick").checked = ticks.includes(state.runsRows[i].key);
-    });
-    updateCompareButton();
+    state.runsRows[state.runsSelected] && document.querySelectorAll("#runs-table tbody tr")[state.runsSelected].scrollIntoView({ block: "nearest" });
+    selectRunRow(state.runsSelected);
   }
 }
 
