@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import sys
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -22,10 +21,16 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from inbox_triage.agents import AGENTS, Agent, LLMAgent, LLMConfig, is_agent_name, make_agent
+from inbox_triage.agents import AGENTS, LLMConfig, is_agent_name
 from inbox_triage.agents.llm import PROTOCOLS, check_endpoint
 from inbox_triage.domain import MODES
 from inbox_triage.evaluation import Rules, check_environment
+from inbox_triage.evaluation.backends import (
+    BACKENDS,
+    AgentMaker,
+    BackendChoiceError,
+    choose_backend,
+)
 from inbox_triage.evaluation.degenerate import check_degenerate
 from inbox_triage.evaluation.metrics import summarise_runs
 from inbox_triage.evaluation.records import EpisodeRecord, read_records
@@ -133,15 +138,6 @@ def _llm_config(
         raise typer.BadParameter(str(exc), param_hint="--model") from None
 
 
-def _agent_factory(llm: LLMConfig | None) -> Callable[[str], Agent]:
-    def factory(name: str) -> Agent:
-        if name == "llm" and llm is not None:
-            return LLMAgent(llm)
-        return make_agent(name)
-
-    return factory
-
-
 class _RunProgress:
     """A rich progress bar with ETA and the running mean grade."""
 
@@ -242,6 +238,27 @@ def eval_command(
     trajectories: Annotated[
         bool, typer.Option(help="Keep every step's action and reward in the records.")
     ] = True,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Processes to spread in-process episodes over (default: one per core for "
+            "CPU-bound agents, fewer for small runs; threads for llm and --env-url). With "
+            "--backend ray: CPUs of the local Ray instance.",
+        ),
+    ] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Where episodes play: {', '.join(BACKENDS)} (default: chosen as --workers says)."
+        ),
+    ] = None,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="--backend ray: the cluster to join (default $RAY_ADDRESS, else a local instance)."
+        ),
+    ] = None,
     model: Annotated[
         str | None, typer.Option(help="llm agent: model name (default $MODEL_NAME).")
     ] = None,
@@ -293,6 +310,13 @@ def eval_command(
         except ConnectionError as exc:
             raise typer.BadParameter(str(exc), param_hint="--base-url") from None
     waits = llm is not None or env_url is not None
+    planned = len(task_ids) * len(agents) * episodes * trials
+    try:
+        where, worker_count = choose_backend(
+            backend, workers, address, concurrency, agents, env_url, planned
+        )
+    except BackendChoiceError as exc:
+        raise typer.BadParameter(str(exc), param_hint=exc.option) from None
     config = RunConfig(
         agents=agents,
         tasks=task_ids,
@@ -305,6 +329,9 @@ def eval_command(
         concurrency=concurrency or (4 if waits else 1),
         keep_trajectory=trajectories,
         agent_settings={"llm": llm.public()} if llm else {},
+        backend=where,
+        workers=worker_count,
+        address=address,
     )
     folder = out or _new_run_folder()
     try:
@@ -318,7 +345,7 @@ def eval_command(
                 config,
                 folder,
                 resume=resume,
-                agent_factory=_agent_factory(llm),
+                agent_factory=AgentMaker(llm),
                 progress=progress,
                 notice=console.print,
             )

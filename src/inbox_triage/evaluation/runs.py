@@ -80,7 +80,8 @@ class EpisodeSpec:
 
 @dataclass(slots=True)
 class RunConfig:
-    """What to run. Episode i of a task uses seed ``seed + i``; ``trials`` repeats each."""
+    """What to run. Episode i of a task uses seed ``seed + i``; ``trials`` repeats each.
+    ``backend`` says where episodes play (``evaluation/backends``); it never changes a record."""
 
     agents: list[str]
     tasks: list[str]
@@ -93,6 +94,9 @@ class RunConfig:
     concurrency: int = 1
     keep_trajectory: bool = True
     agent_settings: dict[str, Any] = field(default_factory=dict)
+    backend: str = "threads"  # or "processes" (workers local processes) or "ray"
+    workers: int = 1
+    address: str | None = None  # the Ray cluster's, for backend "ray"
 
     def plan(self) -> list[EpisodeSpec]:
         """Every episode once (an agent or task named twice is played once)."""
@@ -115,7 +119,8 @@ class RunConfig:
         return specs
 
     def identity(self) -> dict[str, Any]:
-        """What must match for ``--resume`` to continue a run (concurrency may change)."""
+        """What must match for ``--resume`` to continue a run (concurrency, backend and
+        workers may change)."""
         return {
             "agents": self.agents,
             "tasks": self.tasks,
@@ -328,6 +333,28 @@ def run(
     if progress:
         progress(None, finished, len(planned))
     interrupted = False
+    if config.backend != "threads":
+
+        def counted(record: EpisodeRecord) -> None:
+            nonlocal finished
+            finished += 1
+            if progress:
+                progress(record, finished, len(planned))
+
+        from inbox_triage.evaluation.backends.dispatch import play_elsewhere
+
+        try:
+            interrupted = play_elsewhere(config, todo, agent_factory, writer, done, meta, counted)
+        except BaseException:
+            writer.close()
+            _end_meta(out, meta, done, planned, started, interrupted=True)
+            raise
+        if interrupted and notice:
+            notice("stopped: finished episodes are kept; --resume plays the rest")
+        writer.close()
+        meta = _end_meta(out, meta, done, planned, started, interrupted)
+        ordered = [done[s.key] for s in planned if s.key in done]
+        return RunResult(out, ordered, meta, skipped, meta.interrupted)
 
     def one(spec: EpisodeSpec) -> EpisodeRecord:
         agent = agent_factory(spec.agent)
@@ -430,6 +457,8 @@ def _start_meta(config: RunConfig, out: Path, resume: bool, command: list[str] |
             "env_url": config.env_url,
             "concurrency": config.concurrency,
             "keep_trajectory": config.keep_trajectory,
+            "backend": config.backend,
+            "workers": config.workers,
         },
         versions=session["versions"],
         commit=session["commit"],

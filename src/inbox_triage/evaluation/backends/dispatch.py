@@ -1,0 +1,62 @@
+"""The runner's half of the process and Ray backends: play the episodes left, write each
+record once and in plan order (records finished early wait for those before them; a stop
+writes them all), and note where the run played."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from inbox_triage.evaluation.backends import PlanOrder
+from inbox_triage.evaluation.backends.processes import play_in_processes
+from inbox_triage.evaluation.backends.ray_cluster import connect, play_on_ray
+from inbox_triage.evaluation.records import EpisodeRecord, RecordWriter, RunMeta
+
+if TYPE_CHECKING:
+    from inbox_triage.evaluation.runs import AgentFactory, EpisodeSpec, RunConfig
+
+
+def play_elsewhere(
+    config: RunConfig,
+    todo: list[EpisodeSpec],
+    agent_factory: AgentFactory,
+    writer: RecordWriter,
+    done: dict[str, EpisodeRecord],
+    meta: RunMeta,
+    on_record: Callable[[EpisodeRecord], None],
+) -> bool:
+    """Plays ``todo`` on worker processes or Ray and writes each record once, in plan order
+    (records finished out of order wait for those before them; a stop writes them all).
+    Returns whether the run was interrupted."""
+    order = PlanOrder([s.key for s in todo])
+
+    def keep(records: list[EpisodeRecord]) -> None:
+        for record in records:
+            if record.key in done:  # a rerun task's twin: each episode is written once
+                continue
+            writer.write(record)
+            done[record.key] = record
+            on_record(record)
+
+    if config.backend == "ray":
+        meta.config["cluster"] = connect(config.address, config.workers)
+        batches = play_on_ray(
+            todo, config.workers, config.keep_trajectory, agent_factory, config.env_url
+        )
+    else:
+        batches = play_in_processes(
+            todo, config.workers, config.keep_trajectory, agent_factory, config.env_url
+        )
+    try:
+        for batch in batches:
+            for record in batch:
+                keep(order.add(record))
+    except KeyboardInterrupt:
+        batches.close()
+        keep(order.flush())
+        return True
+    except BaseException:
+        batches.close()
+        keep(order.flush())
+        raise
+    return False
