@@ -7,8 +7,8 @@ The heuristic agent on the three generated tasks (``triage/generated``, ``ticket
 ``inbox/generated``, split train, difficulty medium), with trajectories kept, written to a
 run folder as ``inbox-triage eval`` does. Each backend plays the same plan:
 
-1. threads: today's runner (one thread, ``--concurrency 1``, the old default in-process);
-2. ``--workers 1`` and ``--workers 2``: local processes;
+1. threads: today's runner (one thread; ``--workers 1`` on the command line plays so too);
+2. one worker process (``RunConfig(backend="processes", workers=1)``), and ``--workers 2``;
 3. ``--backend ray`` with 2 workers: a local Ray instance started for the run (its start-up
    counted), when ``ray`` is installed.
 
@@ -61,8 +61,8 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     base = {"agents": ["heuristic"], "tasks": TASKS, "episodes": args.episodes}
     rows = [
-        ("threads (today's runner)", RunConfig(**base)),
-        ("--workers 1", RunConfig(**base, backend="processes", workers=1)),
+        ("threads (= --workers 1)", RunConfig(**base)),
+        ("1 worker process", RunConfig(**base, backend="processes", workers=1)),
         ("--workers 2", RunConfig(**base, backend="processes", workers=2)),
     ]
     if not args.skip_ray and importlib.util.find_spec("ray"):

@@ -19,8 +19,13 @@ from typer.testing import CliRunner
 from inbox_triage.agents import make_agent
 from inbox_triage.cli import app
 from inbox_triage.env import InboxTriageEnv
-from inbox_triage.evaluation.backends import BackendChoiceError, PlanOrder, choose_backend
-from inbox_triage.evaluation.records import EPISODES_FILE, read_meta, read_records
+from inbox_triage.evaluation.backends import BackendChoiceError, choose_backend
+from inbox_triage.evaluation.records import (
+    EPISODES_FILE,
+    put_in_plan_order,
+    read_meta,
+    read_records,
+)
 from inbox_triage.evaluation.rollout import Trajectory, rollout
 from inbox_triage.evaluation.runs import RunConfig, run
 
@@ -51,13 +56,17 @@ def test_the_default_backend_follows_the_agents_and_the_run_size():
     assert choose_backend(None, None, None, 4, ["heuristic"], None, 10_000) == ("threads", 1)
     assert choose_backend(None, 3, None, None, ["heuristic"], None, 5) == ("processes", 3)
     assert choose_backend("ray", 2, "ray://head:10001", None, ["llm"], None, 5) == ("ray", 2)
+    assert choose_backend(None, 1, None, None, ["llm"], None, 5) == ("threads", 1)
+    assert choose_backend("processes", None, None, None, ["heuristic"], None, 5)[0] == "processes"
 
 
 @pytest.mark.parametrize(
     ("args", "option"),
     [
         (("processes", 2, None, None, ["llm"], None, 5), "--workers"),
-        ((None, 2, None, None, ["heuristic"], "http://x:1", 5), "--workers"),
+        ((None, 2, None, None, ["heuristic"], "http://x:1", 5), "--env-url"),
+        (("threads", 2, None, None, ["heuristic"], None, 5), "--workers"),
+        (("ray", 2, None, 4, ["heuristic"], None, 5), "--concurrency"),
         ((None, 2, None, 4, ["heuristic"], None, 5), "--concurrency"),
         ((None, None, "ray://head:10001", None, ["heuristic"], None, 5), "--address"),
         (("dask", None, None, None, ["heuristic"], None, 5), "--backend"),
@@ -69,16 +78,38 @@ def test_flags_that_do_not_fit_together_name_the_option(args, option):
     assert caught.value.option == option
 
 
-def test_plan_order_holds_back_early_records_until_those_before_them_arrive():
-    class R:
-        def __init__(self, key):
-            self.key = key
+def test_a_complete_run_is_put_in_plan_order_whatever_order_episodes_finished(tmp_path):
+    config = RunConfig(agents=["heuristic"], tasks=["triage/easy"], episodes=4)
+    run(config, tmp_path / "run")
+    file = tmp_path / "run" / EPISODES_FILE
+    lines = file.read_text().splitlines()
+    file.write_text("\n".join([lines[2], lines[0], lines[3], lines[1]]) + "\n")
+    put_in_plan_order(tmp_path / "run", [s.key for s in config.plan()])
+    assert file.read_text().splitlines() == lines
 
-    order = PlanOrder(["a", "b", "c", "d"])
-    assert order.add(R("b")) == []
-    assert [r.key for r in order.add(R("a"))] == ["a", "b"]
-    assert order.add(R("d")) == []
-    assert [r.key for r in order.flush()] == ["d"]  # a stop: what finished is kept
+
+class FailAt:
+    """An agent factory whose agents fail on one scenario (it pickles: module level)."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def __call__(self, name):
+        agent = make_agent("heuristic")
+        failing_seed = self.seed
+
+        class Failing:
+            name = "heuristic"
+
+            def reset(self, observation, *, scenario, seed):
+                if seed == failing_seed:
+                    raise RuntimeError("the agent broke")
+                agent.reset(observation, scenario=scenario, seed=seed)
+
+            def act(self, observation):
+                return agent.act(observation)
+
+        return Failing()
 
 
 # ------------------------------------------------------------------ worker processes
@@ -151,7 +182,36 @@ def test_ctrl_c_with_workers_keeps_finished_episodes_and_resume_completes(tmp_pa
     assert result.exit_code == 0, result.output
     whole = tmp_path / "whole"
     cli.invoke(app, ["eval", *args[:-2], "--workers", "1", "--out", str(whole)])
-    assert sorted(without_durations(cut)) == sorted(without_durations(whole))
+    assert without_durations(cut) == without_durations(whole)  # the same file, in plan order
+
+
+@pytest.mark.parametrize("backend", ["processes", "ray"])
+def test_an_episode_that_fails_stops_the_run_and_keeps_every_finished_one(
+    backend, tmp_path, request
+):
+    if backend == "ray":
+        ray = request.getfixturevalue("local_ray")
+        ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray's workers lack it
+    config = RunConfig(
+        agents=["heuristic"], tasks=["triage/generated"], episodes=60, backend=backend, workers=2
+    )
+    with pytest.raises(RuntimeError, match="the agent broke"):
+        run(config, tmp_path / "run", agent_factory=FailAt(30))
+    seeds = [r.seed for r in read_records(tmp_path / "run")]
+    assert len(seeds) == len(set(seeds)) and 30 not in seeds
+    # Every episode submitted before the failing one finished and is kept, including those
+    # that were still running when it failed.
+    assert set(range(30)) <= set(seeds)
+    meta = read_meta(tmp_path / "run")
+    assert meta.interrupted and meta.episodes_done == len(seeds)
+
+
+def test_an_agent_factory_that_cannot_travel_to_workers_is_a_clear_error(tmp_path):
+    config = RunConfig(
+        agents=["heuristic"], tasks=["triage/easy"], episodes=2, backend="processes", workers=2
+    )
+    with pytest.raises(ValueError, match="pickles"):
+        run(config, tmp_path / "run", agent_factory=lambda name: make_agent(name))
 
 
 def test_workers_are_refused_for_an_agent_that_waits_on_the_network(tmp_path):

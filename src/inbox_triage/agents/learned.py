@@ -14,6 +14,7 @@ scikit-learn (the ``learned`` or ``train`` extra).
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import threading
 from typing import Any
@@ -99,7 +100,7 @@ def models_for(mode: str, episodes: int | None = None) -> dict[str, Any]:
         else:
             models = fit(mode, episodes)
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")  # worker processes may fit at once
             tmp.write_bytes(pickle.dumps(models))
             tmp.replace(path)
         _MODELS[mode] = models

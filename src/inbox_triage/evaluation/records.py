@@ -160,5 +160,31 @@ class RecordWriter:
         self._fh.close()
 
 
+def put_in_plan_order(folder: str | Path, keys: list[str]) -> None:
+    """Rewrites ``episodes.jsonl`` with its lines in the order of ``keys`` (the plan), so that
+    a run ends with the same file however its episodes finished: in parallel, on other
+    processes, or over an interruption and a resume. Records are written as they finish (none
+    waits in memory); this reorders them once, at the end, through a temporary file and a
+    rename, so the file is whole at every moment. Lines of keys not in ``keys`` go last."""
+    import orjson
+
+    file = Path(folder) / EPISODES_FILE
+    if not file.exists():
+        return
+    lines = [line for line in file.read_bytes().splitlines() if line.strip()]
+    rank = {key: n for n, key in enumerate(keys)}
+    ranked = sorted(
+        range(len(lines)), key=lambda i: (rank.get(orjson.loads(lines[i])["key"], len(rank)), i)
+    )
+    if ranked == list(range(len(lines))):
+        return
+    tmp = file.with_suffix(".jsonl.tmp")
+    with tmp.open("wb") as fh:
+        fh.write(b"".join(lines[i] + b"\n" for i in ranked))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, file)
+
+
 def dump_jsonl(records: list[EpisodeRecord]) -> str:
     return "".join(json.dumps(r.model_dump(), sort_keys=True) + "\n" for r in records)

@@ -73,24 +73,26 @@ def _agent(policy: Policy | LLMConfig) -> Agent:
 def play_row(row: Mapping[str, Any], policy: Policy | LLMConfig) -> Trajectory:
     """Plays one row's episode in this process."""
     env = InboxTriageEnv()
-    memory = ObservationMemory()
-    agent = _agent(policy)
-    seed = int(row.get("seed", 0))
-    observation = memory.update(env.reset(**dict(row)).model_dump())
-    agent.reset(observation, scenario=None, seed=seed)
-    trajectory = Trajectory(row=dict(row), observations=[observation])
-    while not observation.get("done"):
-        action = agent.act(observation)
-        observation = memory.update(env.step(action).model_dump())
-        trajectory.actions.append(action)
-        trajectory.rewards.append(float(observation.get("reward") or 0.0))
-        trajectory.observations.append(observation)
-    grade = env.grade()
-    trajectory.grade = grade.value
-    trajectory.components = {c.name: c.score for c in grade.components}
-    trajectory.penalties = env.penalties
-    env.close()
-    return trajectory
+    try:
+        memory = ObservationMemory()
+        agent = _agent(policy)
+        seed = int(row.get("seed", 0))
+        observation = memory.update(env.reset(**dict(row)).model_dump())
+        agent.reset(observation, scenario=None, seed=seed)
+        trajectory = Trajectory(row=dict(row), observations=[observation])
+        while not observation.get("done"):
+            action = agent.act(observation)
+            observation = memory.update(env.step(action).model_dump())
+            trajectory.actions.append(action)
+            trajectory.rewards.append(float(observation.get("reward") or 0.0))
+            trajectory.observations.append(observation)
+        grade = env.grade()
+        trajectory.grade = grade.value
+        trajectory.components = {c.name: c.score for c in grade.components}
+        trajectory.penalties = env.penalties
+        return trajectory
+    finally:
+        env.close()
 
 
 def _play_rows(rows: list[dict[str, Any]], policy: Policy | LLMConfig) -> list[Trajectory]:

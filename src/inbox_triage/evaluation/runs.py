@@ -30,6 +30,7 @@ from inbox_triage.evaluation.records import (
     RunMeta,
     Step,
     episode_key,
+    put_in_plan_order,
     read_meta,
     read_records,
     repair_tail,
@@ -308,6 +309,8 @@ def run(
 ) -> RunResult:
     """Runs every planned episode not yet in ``folder``; Ctrl-C stops cleanly (finished
     episodes are kept, running ones are dropped and rerun by ``resume``)."""
+    if on_step is not None and config.backend != "threads":
+        raise ValueError("on_step hooks run only on the threads backend")
     out = Path(folder)
     if out.exists() and any(out.iterdir()) and not resume:
         raise FileExistsError(
@@ -352,9 +355,7 @@ def run(
         if interrupted and notice:
             notice("stopped: finished episodes are kept; --resume plays the rest")
         writer.close()
-        meta = _end_meta(out, meta, done, planned, started, interrupted)
-        ordered = [done[s.key] for s in planned if s.key in done]
-        return RunResult(out, ordered, meta, skipped, meta.interrupted)
+        return _finish(out, meta, done, planned, started, interrupted, skipped)
 
     def one(spec: EpisodeSpec) -> EpisodeRecord:
         agent = agent_factory(spec.agent)
@@ -403,7 +404,23 @@ def run(
         else:
             pool.shutdown(wait=True)
     writer.close()
+    return _finish(out, meta, done, planned, started, interrupted, skipped)
+
+
+def _finish(
+    out: Path,
+    meta: RunMeta,
+    done: dict[str, EpisodeRecord],
+    planned: list[EpisodeSpec],
+    started: float,
+    interrupted: bool,
+    skipped: int,
+) -> RunResult:
+    """Ends the run's metadata; a complete run's file is put in plan order, so it is the same
+    however the episodes were spread, interrupted and resumed."""
     meta = _end_meta(out, meta, done, planned, started, interrupted)
+    if meta.complete:
+        put_in_plan_order(out, [s.key for s in planned])
     ordered = [done[s.key] for s in planned if s.key in done]
     return RunResult(out, ordered, meta, skipped, meta.interrupted)
 

@@ -2,8 +2,8 @@
 network), local processes (``--workers N``) or a Ray cluster (``--backend ray``).
 
 Every backend plays the same episode specs with the same agents and yields the same records;
-the runner writes them in plan order, so the backend changes how fast a run goes, never what
-it records.
+the runner writes each as it finishes and puts the file in plan order when the run ends, so
+the backend changes how fast a run goes, never what it records.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from inbox_triage.agents import Agent, LLMAgent, LLMConfig, make_agent
 
@@ -81,16 +81,26 @@ def choose_backend(
     if backend == "ray":
         if importlib.util.find_spec("ray") is None:
             raise BackendChoiceError("--backend", 'ray needs Ray: pip install -e ".[ray]"')
+        if concurrency is not None:
+            raise BackendChoiceError("--concurrency", "sets threads; on Ray set --workers")
         return "ray", workers or cores
-    if backend == "threads" or (workers is None and backend is None):
-        chosen = 1 if backend == "threads" or concurrency else None
-        chosen = chosen or default_workers(agents, env_url, episodes)
+    if backend == "threads" or workers == 1:
+        if workers is not None and workers > 1:
+            raise BackendChoiceError(
+                "--workers", "the threads backend plays in this process: use --concurrency"
+            )
+        return "threads", 1
+    if workers is None and backend is None:
+        chosen = 1 if concurrency else default_workers(agents, env_url, episodes)
         return ("processes", chosen) if chosen > 1 else ("threads", 1)
-    if env_url is not None or "llm" in agents:
+    if env_url is not None:
+        raise BackendChoiceError(
+            "--env-url", "plays over the network, in threads: use --concurrency, not processes"
+        )
+    if "llm" in agents:
         raise BackendChoiceError(
             "--workers",
-            "worker processes are for agents that compute in-process; the llm agent and "
-            "--env-url wait on the network: use --concurrency (or --backend ray)",
+            "the llm agent waits on its endpoint: use --concurrency (or --backend ray)",
         )
     if concurrency is not None:
         raise BackendChoiceError(
@@ -123,31 +133,3 @@ def play_chunk(
     return [
         play(spec, agents(spec.agent), env_url, keep_trajectory=keep_trajectory) for spec in specs
     ]
-
-
-class PlanOrder:
-    """Hands records on in plan order, whatever order they finish in, so that a run's file is
-    the same with one worker or many. ``flush`` gives what finished out of order (on a stop)."""
-
-    def __init__(self, keys: list[str]) -> None:
-        self.keys = keys
-        self.next = 0
-        self.waiting: dict[str, EpisodeRecord] = {}
-
-    def add(self, record: EpisodeRecord) -> list[EpisodeRecord]:
-        self.waiting[record.key] = record
-        ready = []
-        while self.next < len(self.keys) and self.keys[self.next] in self.waiting:
-            ready.append(self.waiting.pop(self.keys[self.next]))
-            self.next += 1
-        return ready
-
-    def flush(self) -> list[EpisodeRecord]:
-        ready = [self.waiting.pop(k) for k in self.keys[self.next :] if k in self.waiting]
-        self.next = len(self.keys)
-        return ready
-
-
-def describe(backend: str, workers: int, cluster: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What ``meta.json`` says of where a run played."""
-    return {"backend": backend, "workers": workers, **({"cluster": cluster} if cluster else {})}

@@ -1,13 +1,12 @@
 """The runner's half of the process and Ray backends: play the episodes left, write each
-record once and in plan order (records finished early wait for those before them; a stop
-writes them all), and note where the run played."""
+record once as it arrives (the runner puts the file in plan order at the end), and note
+where the run played."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from inbox_triage.evaluation.backends import PlanOrder
 from inbox_triage.evaluation.backends.processes import play_in_processes
 from inbox_triage.evaluation.backends.ray_cluster import connect, play_on_ray
 from inbox_triage.evaluation.records import EpisodeRecord, RecordWriter, RunMeta
@@ -25,10 +24,8 @@ def play_elsewhere(
     meta: RunMeta,
     on_record: Callable[[EpisodeRecord], None],
 ) -> bool:
-    """Plays ``todo`` on worker processes or Ray and writes each record once, in plan order
-    (records finished out of order wait for those before them; a stop writes them all).
+    """Plays ``todo`` on worker processes or Ray and writes each record once, as it arrives.
     Returns whether the run was interrupted."""
-    order = PlanOrder([s.key for s in todo])
 
     def keep(records: list[EpisodeRecord]) -> None:
         for record in records:
@@ -49,14 +46,10 @@ def play_elsewhere(
         )
     try:
         for batch in batches:
-            for record in batch:
-                keep(order.add(record))
+            keep(batch)
     except KeyboardInterrupt:
         batches.close()
-        keep(order.flush())
         return True
-    except BaseException:
+    finally:
         batches.close()
-        keep(order.flush())
-        raise
     return False

@@ -42,8 +42,10 @@ def connect(address: str | None, workers: int) -> dict[str, Any]:
     if not ray.is_initialized():
         if address or os.environ.get("RAY_ADDRESS"):
             ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        else:  # "local": a new instance, even where `ray start` left a cluster running
+            ray.init(
+                address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False
+            )
     resources = ray.cluster_resources()
     return {"cpus": int(resources.get("CPU", 0)), "nodes": len(ray.nodes())}
 
@@ -55,8 +57,9 @@ def play_on_ray(
     agents: Callable[[str], Agent],
     env_url: str | None = None,
 ) -> Iterator[list[EpisodeRecord]]:
-    """Yields each task's records as it finishes; closing the generator cancels the rest.
-    With ``env_url``, each worker plays against that server."""
+    """Yields each task's records as it finishes. An error in an episode stops new work,
+    yields what the tasks still running finish, then raises; closing the generator cancels
+    the rest. With ``env_url``, each worker plays against that server."""
     ray = _ray()
     remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(play_chunk)
     cpus = max(1, int(ray.cluster_resources().get("CPU", workers)))
@@ -65,8 +68,10 @@ def play_on_ray(
     queue = chunks(specs, size)
     pending: list[Any] = []
 
+    failure: BaseException | None = None
+
     def submit() -> bool:
-        batch = next(queue, None)
+        batch = next(queue, None) if failure is None else None
         if batch is None:
             return False
         pending.append(remote.remote(batch, keep_trajectory, agents_ref, env_url))
@@ -79,8 +84,15 @@ def play_on_ray(
             ready, _ = ray.wait(pending, num_returns=1, timeout=0.5)
             for ref in ready:
                 pending.remove(ref)
-                yield ray.get(ref)  # an error in an episode stops the run, loudly
+                try:
+                    records = ray.get(ref)
+                except Exception as exc:  # an error in an episode stops the run, loudly
+                    failure = failure or exc
+                    continue
+                yield records
                 submit()
+        if failure is not None:
+            raise failure
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
