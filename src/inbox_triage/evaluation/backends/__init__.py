@@ -9,7 +9,6 @@ the backend changes how fast a run goes, never what it records.
 from __future__ import annotations
 
 import importlib.util
-import math
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -25,8 +24,9 @@ BACKENDS = ("threads", "processes", "ray")
 # Agents that play in this process and only compute: processes speed them up. The llm agent
 # waits on its endpoint (threads suit it); hf runs torch, which uses every core itself.
 CPU_BOUND_AGENTS = frozenset({"noop", "random", "heuristic", "oracle", "learned"})
-# A worker process costs a fraction of a second to start: small runs stay in one process.
-EPISODES_PER_WORKER = 64
+# Starting the fork server and a worker costs 1-2 s, about 300 heuristic episodes' worth:
+# a run adds a worker per 500 episodes, so the quick start's 180 stay in this process.
+EPISODES_PER_WORKER = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,7 @@ def default_workers(agents: Iterable[str], env_url: str | None, episodes: int) -
     if not cpu_bound(agents, env_url):
         return 1
     cores = os.cpu_count() or 1
-    return max(1, min(cores, math.ceil(episodes / EPISODES_PER_WORKER)))
+    return max(1, min(cores, episodes // EPISODES_PER_WORKER))
 
 
 class BackendChoiceError(ValueError):
