@@ -55,7 +55,11 @@ def test_the_default_backend_follows_the_agents_and_the_run_size():
     assert choose_backend(None, None, None, None, ["heuristic"], url, 10_000) == ("threads", 1)
     assert choose_backend(None, None, None, 4, ["heuristic"], None, 10_000) == ("threads", 1)
     assert choose_backend(None, 3, None, None, ["heuristic"], None, 5) == ("processes", 3)
-    assert choose_backend("ray", 2, "ray://head:10001", None, ["llm"], None, 5) == ("ray", 2)
+    if importlib.util.find_spec("ray") is not None:
+        assert choose_backend("ray", 2, "ray://h:10001", None, ["llm"], None, 5) == ("ray", 2)
+    else:
+        with pytest.raises(BackendChoiceError, match="pip install"):
+            choose_backend("ray", 2, None, None, ["heuristic"], None, 5)
     assert choose_backend(None, 1, None, None, ["llm"], None, 5) == ("threads", 1)
     assert choose_backend("processes", None, None, None, ["heuristic"], None, 5)[0] == "processes"
 

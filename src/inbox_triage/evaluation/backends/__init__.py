@@ -79,10 +79,10 @@ def choose_backend(
         raise BackendChoiceError("--address", "names a Ray cluster: add --backend ray")
     cores = os.cpu_count() or 1
     if backend == "ray":
-        if importlib.util.find_spec("ray") is None:
-            raise BackendChoiceError("--backend", 'ray needs Ray: pip install -e ".[ray]"')
         if concurrency is not None:
             raise BackendChoiceError("--concurrency", "sets threads; on Ray set --workers")
+        if importlib.util.find_spec("ray") is None:
+            raise BackendChoiceError("--backend", 'ray needs Ray: pip install -e ".[ray]"')
         return "ray", workers or cores
     if backend == "threads" or workers == 1:
         if workers is not None and workers > 1:
