@@ -615,7 +615,7 @@ def serve_command(
 ) -> None:
     """Serve the environment over HTTP and WebSocket (OpenEnv), with the console at /web."""
     from inbox_triage.server.app import serve
-    from inbox_triage.server.run_library import RunFolderError
+    from inbox_triage.server.run_library import RunFolderError, RunLibrary
 
     try:
         serve(
@@ -625,7 +625,7 @@ def serve_command(
             idle_timeout_s=idle_timeout,
             pack_folders=list(packs or []),
             allow_llm_baseline=allow_llm_baseline,
-            run_folders=list(runs or []),
+            runs=RunLibrary.from_folders(runs) if runs else None,
         )
     except ScenarioError as exc:
         raise typer.BadParameter(str(exc), param_hint="--packs") from None

@@ -29,6 +29,21 @@ EPISODE_FIELDS = (
     "action_schema",
 )
 REWARD_TOLERANCE = 1e-6
+# What a replay repeats of its record (the trajectory it replays is in its steps).
+RECORD_FIELDS = {
+    "key",
+    "agent",
+    "task",
+    "mode",
+    "split",
+    "difficulty",
+    "seed",
+    "trial",
+    "grade",
+    "components",
+    "total_reward",
+    "steps",
+}
 
 
 @dataclass(slots=True)
@@ -88,22 +103,8 @@ class Replay:
         return self.first_mismatch is None and same_grade
 
     def as_dict(self) -> dict[str, Any]:
-        r = self.record
         return {
-            "record": {
-                "key": r.key,
-                "agent": r.agent,
-                "task": r.task,
-                "mode": r.mode,
-                "split": r.split,
-                "difficulty": r.difficulty,
-                "seed": r.seed,
-                "trial": r.trial,
-                "grade": r.grade,
-                "components": r.components,
-                "total_reward": r.total_reward,
-                "steps": r.steps,
-            },
+            "record": self.record.model_dump(include=RECORD_FIELDS),
             "episode": self.episode,
             "start": self.start,
             "start_grade": self.start_grade,

@@ -119,10 +119,10 @@ def rollout(
         return _play_rows(batch, policy)
     import os
 
-    from inbox_triage.evaluation.backends.ray_cluster import TASK_RETRIES, _ray, connect
+    from inbox_triage.evaluation.backends.ray_cluster import TASK_RETRIES, connect, ray_module
 
     connect(address, workers or (os.cpu_count() or 1))
-    ray = _ray()
+    ray = ray_module()
     remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(_play_rows)
     policy_ref = ray.put(policy)
     size = max(1, rows_per_task)

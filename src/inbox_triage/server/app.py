@@ -357,13 +357,13 @@ def serve(
     idle_timeout_s: float | None = None,
     pack_folders: list[str | Path] | None = None,
     allow_llm_baseline: bool | None = None,
-    run_folders: list[str | Path] | None = None,
+    runs: RunLibrary | None = None,
     on_ready: Callable[[str], None] | None = None,
 ) -> None:
     """Serves until stopped. ``pack_folders`` (or ``$INBOX_TRIAGE_PACKS``) name the folders
     whose packs are playable by name; ``allow_llm_baseline`` (or
     ``$INBOX_TRIAGE_ALLOW_LLM_BASELINE``) lets ``POST /baseline`` run the llm agent;
-    ``run_folders`` (or ``$INBOX_TRIAGE_RUNS``) are the runs the console replays.
+    ``runs`` (else the folders in ``$INBOX_TRIAGE_RUNS``) are the runs the console replays.
     ``on_ready`` is told the console's address as the server starts."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("inbox_triage").setLevel(logging.INFO)
@@ -378,7 +378,7 @@ def serve(
             if allow_llm_baseline is None
             else allow_llm_baseline
         ),
-        runs=RunLibrary.from_folders(run_folders if run_folders else run_folders_from_env()),
+        runs=runs if runs is not None else RunLibrary.from_folders(run_folders_from_env()),
     )
     # Observations are a few KB of JSON: compressing every WebSocket frame cost more server
     # time than it saved on loopback and LAN links (benchmarks/bench_server.py).

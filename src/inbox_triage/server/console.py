@@ -20,7 +20,12 @@ from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
-from inbox_triage.evaluation.replay import Replay, first_difference, replay_record
+from inbox_triage.evaluation.replay import (
+    RECORD_FIELDS,
+    Replay,
+    first_difference,
+    replay_record,
+)
 from inbox_triage.scenarios.generator import PRESETS, SPLITS, GenConfig
 from inbox_triage.scenarios.generator.generate import MAX_SIZE
 from inbox_triage.server.catalog import pack_catalog, task_catalog
@@ -138,21 +143,9 @@ class _Refused(Exception):
         self.field, self.message, self.allowed = field, message, allowed
 
 
-def _summary(run: str, r: Any) -> dict[str, Any]:
-    return {
-        "run": run,
-        "key": r.key,
-        "agent": r.agent,
-        "task": r.task,
-        "mode": r.mode,
-        "split": r.split,
-        "difficulty": r.difficulty,
-        "seed": r.seed,
-        "trial": r.trial,
-        "grade": r.grade,
-        "steps": r.steps,
-        "replayable": bool(r.trajectory),
-    }
+def _summary(run: str, record: Any) -> dict[str, Any]:
+    listed = record.model_dump(include=RECORD_FIELDS - {"components", "total_reward"})
+    return {"run": run, **listed, "replayable": bool(record.trajectory)}
 
 
 def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> None:

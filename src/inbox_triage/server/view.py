@@ -53,4 +53,4 @@ def view_command(
         if open_browser:
             webbrowser.open(f"{url}#/runs")
 
-    serve(host=host, port=chosen, run_folders=list(runs), on_ready=ready)
+    serve(host=host, port=chosen, runs=library, on_ready=ready)  # records read once, here

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 TASK_RETRIES = 5
 
 
-def _ray() -> Any:
+def ray_module() -> Any:
     try:
         import ray
     except ImportError:
@@ -37,7 +37,7 @@ def _ray() -> Any:
 def connect(address: str | None, workers: int) -> dict[str, Any]:
     """Joins the cluster at ``address`` (or ``$RAY_ADDRESS``), else starts a local instance
     with ``workers`` CPUs; returns the cluster's size for the run's metadata."""
-    ray = _ray()
+    ray = ray_module()
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no calls home from a run
     if not ray.is_initialized():
         if address or os.environ.get("RAY_ADDRESS"):
@@ -60,7 +60,7 @@ def play_on_ray(
     """Yields each task's records as it finishes. An error in an episode stops new work,
     yields what the tasks still running finish, then raises; closing the generator cancels
     the rest. With ``env_url``, each worker plays against that server."""
-    ray = _ray()
+    ray = ray_module()
     remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(play_chunk)
     cpus = max(1, int(ray.cluster_resources().get("CPU", workers)))
     size = chunk_size(len(specs), cpus)
