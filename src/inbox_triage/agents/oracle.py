@@ -14,13 +14,20 @@ def truth_reply(first_name: str, truth: Truth) -> str | None:
     spec = truth.reply
     if spec is None:
         return None
+    # the customer's problem in its own words first (what a reply must acknowledge), then
+    # every point it must make
+    problem = [f"About the {group[0]} you wrote to us about" for group in truth.summary_facts[:1]]
     points = [f"On {group[0]}, our team has the details" for group in spec.required_facts]
-    return compose_reply(first_name, points)
+    return compose_reply(first_name, [*problem, *points])
 
 
 def truth_summary(truth: Truth) -> str:
+    """The key points in their first phrasing; without any, the decision."""
     facts = [group[0] for group in truth.summary_facts]
-    return ("Summary: " + "; ".join(facts) + ".") if facts else "Summary: no action needed."
+    if facts:
+        return "Summary: " + "; ".join(facts) + "."
+    decision = [v.replace("_", " ") for v in (truth.category, truth.queue) if v]
+    return "Summary: no action needed; " + ", ".join(decision) + "."
 
 
 def info_request(truth: Truth) -> str:

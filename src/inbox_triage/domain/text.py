@@ -24,10 +24,30 @@ NEGATIONS = frozenset(
 NEGATION_WINDOW = 3
 
 
+# A negation that turns a request round ("don't forget to send ...") is not one.
+_DOUBLE_NEGATIVE = frozenset("hesitate forget fail worry panic".split())
+_CLAUSE = re.compile(r"[,;:]|\b(?:but|however|just|instead|though)\b")
+
+
+def _clause_before(lowered: str, start: int) -> list[str]:
+    """The words of the clause that ends where ``start`` begins."""
+    head = _CLAUSE.split(lowered[:start].replace("\u2019", "'"))[-1]
+    return head.split()
+
+
 def _negated(lowered: str, start: int) -> bool:
-    """Whether one of the few words before ``start`` negates what starts there."""
-    before = lowered[:start].replace("\u2019", "'").split()[-NEGATION_WINDOW:]
-    return any(w.strip(",;:") in NEGATIONS for w in before)
+    """Whether one of the few words before ``start``, in the same clause, negates what starts
+    there ("do not send"; not "don't worry, just send", nor "don't hesitate to send")."""
+    before = _clause_before(lowered, start)[-NEGATION_WINDOW:]
+    return _negates(before)
+
+
+def _negates(before: list[str]) -> bool:
+    words_ = [w.strip(",;:()\"'") for w in before]
+    return any(
+        w in NEGATIONS and (i + 1 >= len(words_) or words_[i + 1] not in _DOUBLE_NEGATIVE)
+        for i, w in enumerate(words_)
+    )
 
 
 def _negated_after(lowered: str, end: int) -> bool:
@@ -110,33 +130,68 @@ def makes_forbidden_promise(text: str, promise_patterns: Iterable[str]) -> list[
     return list(_makes_forbidden_promise(text, tuple(promise_patterns)))
 
 
+# Words that, just before a mention of a secret, make it advice rather than a request ("change
+# your password", "without the API key", "remove any tokens") ...
+SAFE_BEFORE = frozenset(
+    """change changing changed reset resetting update updating keep keeping protect choose
+    create pick rotate revoke regenerate remove removing redact redacting strip stripping mask
+    masking hide hiding blank omit omitting delete deleting exclude excluding without except
+    new strong forgot forgotten compromised stolen leaked expose exposed""".split()
+)
+# ... or, just after it ("with the keys removed", "keep it to yourself").
+_SAFE_AFTER = re.compile(
+    r"^\W*(?:\w+\W+){0,4}?(?:removed|redacted|stripped|masked|hidden|blanked|omitted|deleted|"
+    r"excluded|(?:taken|blanked|crossed|left|cut) out|to yourself|private|safe|secret)\b"
+)
+SAFE_WINDOW = 8
+_LEAVE_OUT = re.compile(r"\b(?:leave|leaving|take|taking|cut|blank|black|cross)\b(?: \S+)? out\b")
+
+
+def _is_advice(lowered: str, start: int, end: int) -> bool:
+    """Whether a mention of a secret is a warning or advice, not a request for it."""
+    before = lowered[:start].replace("\u2019", "'").split()[-SAFE_WINDOW:]
+    if any(w.strip(",;:()\"'") in SAFE_BEFORE for w in before):
+        return True
+    if _LEAVE_OUT.search(" ".join(before)):
+        return True
+    if _SAFE_AFTER.match(lowered[end:]):
+        return True
+    return _negates(_clause_before(lowered, start)[-SAFE_WINDOW - 1 :])
+
+
 @lru_cache(maxsize=512)
 def _requests_sensitive_data(text: str, sensitive_patterns: tuple[str, ...]) -> tuple[str, ...]:
     """Sentences that ask the customer for something the policy forbids asking for.
 
-    A warning ("never share your password") is not a request: a cue counts only when no
-    negation stands just before it. A question about sensitive data counts as a request.
+    A warning or advice ("never share your password", "please change your password", "remove
+    any API keys before you paste it", "with the credentials removed") is not a request: a
+    mention counts only when nothing in its clause negates it or makes it advice, and then only
+    when the sentence asks for something (a cue not negated) or is a question.
     """
     found: list[str] = []
     if not _any_of(sensitive_patterns).search(text.lower()):
         return ()  # the common case: nothing sensitive is mentioned at all
     patterns = [_compiled(p) for p in sensitive_patterns]
     for sentence in sentences(text):
-        lowered = sentence.lower()
-        hits = [m for p in patterns for m in p.finditer(lowered)]
-        if not hits:
-            continue
-        cues = [
-            m
-            for m in _REQUEST.finditer(lowered)
-            if not _negated(lowered, m.start())
-            and not (m.group() == "please" and _negated_after(lowered, m.end()))
-        ]
-        question = lowered.rstrip().endswith("?") and not any(
-            _negated(lowered, m.start()) for m in hits
-        )
-        if cues or question:
-            found.append(sentence)
+        for clause in sentence.split(";"):
+            lowered = clause.lower()
+            hits = [
+                m
+                for p in patterns
+                for m in p.finditer(lowered)
+                if not _is_advice(lowered, m.start(), m.end())
+            ]
+            if not hits:
+                continue
+            cues = [
+                m
+                for m in _REQUEST.finditer(lowered)
+                if not _negated(lowered, m.start())
+                and not (m.group() == "please" and _negated_after(lowered, m.end()))
+            ]
+            if cues or lowered.rstrip().endswith("?"):
+                found.append(sentence)
+                break
     return tuple(found)
 
 
@@ -197,3 +252,60 @@ def function_word_ratio(text: str) -> float:
     if not tokens:
         return 0.0
     return sum(1 for t in tokens if t in FUNCTION_WORDS) / len(tokens)
+
+
+# Commitments the policy forbids before the owning team has decided, in the many ways people
+# make them (the policy's own patterns list the common phrasings; these catch the rest): money
+# promised ("we'll refund your shipping", "you'll get a full refund", "three months free") or a
+# fix promised for a date ("the fix will be live by Thursday").
+_COMMIT = (
+    r"\b(?:we|i|they|you|it|this|that|fix|update|feature|team)"
+    r"(?:'ll| will| shall| are going to| is going to)\b"
+)
+_MONEY_PROMISES = (
+    re.compile(
+        _COMMIT + r"[^.;!?]{0,40}?\b(?:refund|reimburse|credit|compensate)(?:d)?\s+"
+        r"(?:you|your|the|it|this|that|in full|back|for)\b"
+    ),
+    re.compile(
+        _COMMIT + r"[^.;!?]{0,15}?\b(?:send|give|issue|process|arrange|apply|add|get|receive|"
+        r"be given|have|ship)\b[^.;!?]{0,70}?\b(?:refund|credit|reimbursement|compensation|"
+        r"money back|voucher|discount)\b"
+    ),
+    re.compile(r"\b(?:\w+ )?(?:months?|weeks?|years?) (?:of )?free\b|\bfree (?:of charge )?for\b"),
+)
+_WHEN = (
+    r"(?:tomorrow|tonight|today|the end of|end of|next (?:week|month)|this (?:week|month|evening)|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d+ (?:hours?|days?|weeks?)|"
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+    r"|the weekend|noon|midnight)"
+)
+_FIX_PROMISE = re.compile(
+    r"(?:"
+    + _COMMIT
+    + r"|\bwill (?:be|go)\b)[^.;!?]{0,40}?\b(?:fixed|fix|resolved|resolve|patched|deployed|"
+    r"live|restored|back up|working again|banned|removed|released|available|sorted)\b"
+    r"[^.;!?]{0,30}?"
+    r"\b(?:by|before|within|on|until|no later than|in)\s+" + _WHEN
+)
+_HAVE_BY = re.compile(
+    r"\b(?:we|i)(?:'ll| will) have\b[^.;!?]{0,40}?\b(?:by|before|within)\s+" + _WHEN
+)
+_HEDGES = re.compile(
+    r"\b(?:if|whether|may|might|could|can't|cannot|unable|not able|no (?:date|timeline|time)|"
+    r"won't|never|hope|hoping|aim|aiming|try|trying|expect)\b"
+)
+
+
+def promises_outcome(text: str) -> tuple[str, ...]:
+    """Sentences that promise money or a fix date outright (a hedge, a condition or a negation
+    before it lifts the promise: "if the team approves it", "I can't give a date")."""
+    found: list[str] = []
+    for sentence in sentences(text):
+        lowered = sentence.lower().replace("\u2019", "'")
+        for pattern in (*_MONEY_PROMISES, _FIX_PROMISE, _HAVE_BY):
+            match = pattern.search(lowered)
+            if match and not _HEDGES.search(lowered[: match.end()]):
+                found.append(sentence)
+                break
+    return tuple(found)

@@ -1,11 +1,12 @@
 """Grading: reply checks, per-component rubrics composed per mode, and reward shaping."""
 
 from inbox_triage.grading.replies import TextScore, grade_info_request, grade_reply, grade_summary
-from inbox_triage.grading.rubric import COMPONENTS, ComponentScore, Grade, Grader
+from inbox_triage.grading.rubric import COMPONENTS, GRADER_VERSION, ComponentScore, Grade, Grader
 from inbox_triage.grading.shaping import PENALTIES, REWARD_RANGE, penalty_for, step_reward
 
 __all__ = [
     "COMPONENTS",
+    "GRADER_VERSION",
     "PENALTIES",
     "REWARD_RANGE",
     "ComponentScore",

@@ -1,75 +1,70 @@
-"""Reply and summary grading on content, built so that shortcuts do not pay.
+"""Reply and summary grading on content, the way a careful support lead reads them.
 
-A reply scores by the facts it states (gated: no facts, no score), then by addressing the customer
-and a sensible length. It scores zero when it breaks policy (asks for secrets, promises what the
-policy forbids, quotes internal notes or forbidden phrases), pastes the customer's message back,
-reads as a list of keywords, or fishes with many phrasings of one point or with points that
-belong to other tickets. Summaries get the same paste and stuffing checks.
+A text scores by the points it states (matched by stem, in any close order, so that a person's
+own wording counts), then a reply by addressing the customer and a sensible length. It scores
+zero when it breaks policy (asks for secrets, promises what the policy forbids, quotes internal
+notes), pastes the customer's message back, reads as a list of terms, fishes with many
+phrasings of one point, names many teams at once, or is stuffed with things that belong to
+other emails. Everything the agent was shown for the email, and the decision vocabulary, is
+fair to mention: only what comes from elsewhere is stuffing. Every zero says why, and quotes
+the words that caused it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from functools import lru_cache
 
-from inbox_triage.domain import Policy, Ticket
+from inbox_triage.domain import OrgProfile, Policy, Ticket
 from inbox_triage.domain.text import (
-    FUNCTION_WORDS,
     contains_phrase,
-    copied_ngrams,
     function_word_ratio,
     makes_forbidden_promise,
     matched_groups,
-    needle,
-    normalise,
+    promises_outcome,
     requests_sensitive_data,
     shares_ngram,
     word_coverage,
     words,
 )
+from inbox_triage.grading.context import Seen, seen_for, spelled
+from inbox_triage.grading.lexicon import Indexed, index, phrase, stated_groups, states
 from inbox_triage.grading.memo import ObjectMemo
+from inbox_triage.grading.shortcuts import shortcut
+from inbox_triage.grading.stuffing import StuffingTerms, is_distinctive
 
-PASTE_THRESHOLD = 0.5
-MIN_COPIED_RUNS = 4
-COVERAGE_MIN_WORDS = 12
-COVERAGE_LIMIT = 0.9
 MIN_FUNCTION_WORD_RATIO = 0.2
-FOREIGN_TERMS_LIMIT = 4
-SUMMARY_FOREIGN_TERMS_LIMIT = 3
-SYNONYM_LIMIT = 4
-
-
-# Words any polite reply uses whatever the topic: a phrase made only of these (and function
-# words) says nothing about which ticket it answers, so it never counts as stuffing.
-GENERIC_WORDS = frozenset(
-    """team teams check checking checked confirm confirmed follow following update updated
-    updates review reviewed reviewing answer answered help helping look looking get back
-    details detail case issue issues problem request requests support reply respond contact
-    soon shortly today tomorrow thanks sorry customer customers message email mail let know
-    asap right away able need needs sure send sent our us we you your arrange arranged set
-    logged ticket raised open working work on""".split()
-)
-
-
-@lru_cache(maxsize=16384)
-def is_distinctive(phrase: str) -> bool:
-    """Whether a phrase names something specific (not only generic or function words)."""
-    return any(w not in GENERIC_WORDS and w not in FUNCTION_WORDS for w in words(phrase))
+DETAILS = 3  # the email's concrete details a text names to count as specific
+NO_FACT_DETAILS = 2  # ... where the email has no key points of its own
+ENGAGED_DETAILS = 2  # a reply naming fewer of the email's details, and none of its points ...
+GENERIC_CREDIT = 0.5  # ... keeps this share of its score: it could go to any customer
+ACKNOWLEDGED_CREDIT = 0.5  # of a reply's points, for naming the customer's problem alone ...
+ECHO_LIMIT = 0.75  # ... in words mostly its own (not this share of the customer's)
 
 
 @dataclass(frozen=True, slots=True)
 class TextScore:
+    """A text's score, why, and for a zero a short reason code that reports count by."""
+
     score: float
     note: str
+    reason: str = ""
+
+
+def _clip(sentence: str, limit: int = 60) -> str:
+    sentence = " ".join(sentence.split())
+    return sentence if len(sentence) <= limit else sentence[: limit - 3].rstrip() + "..."
 
 
 def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
     """Why a text must not go to this customer, if it must not."""
     reasons: list[str] = []
-    if requests_sensitive_data(text, policy.sensitive_data):
-        reasons.append("asks for data the policy forbids requesting")
-    if makes_forbidden_promise(text, policy.forbidden_promises):
-        reasons.append("makes a promise the policy forbids")
+    asked = requests_sensitive_data(text, policy.sensitive_data)
+    if asked:
+        reasons.append(f"asks for data the policy forbids requesting ('{_clip(asked[0])}')")
+    promised = makes_forbidden_promise(text, policy.forbidden_promises) or promises_outcome(text)
+    if promised:
+        reasons.append(f"makes a promise the policy forbids ('{_clip(promised[0])}')")
     if any(shares_ngram(text, note) for note in ticket.internal_notes):
         reasons.append("quotes internal notes")
     lowered = text.lower()
@@ -80,161 +75,180 @@ def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
     return reasons
 
 
-def customer_text(ticket: Ticket) -> str:
-    """Everything the customer wrote: a reply or summary must not be made of it (one string
-    per ticket, so that the caches keyed by it hash it once)."""
-    return _customer_texts(ticket)
+_GREETING = re.compile(
+    r"^\W*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|morning|afternoon|evening)"
+    r"[ ,]+(?:(?:mr|mrs|ms|miss|mx|dr|prof)\.?\s+)?([A-Z][\w'-]*)",
+    re.IGNORECASE,
+)
+_NOT_A_NAME = frozenset(
+    "team there all everyone folks sir madam colleague colleagues friend".split()
+)
 
 
-_customer_texts = ObjectMemo(lambda t: "\n".join([t.subject, t.body, *(m.body for m in t.thread)]))
+def greeted_name(text: str) -> str | None:
+    """The name a reply's greeting uses ("Hi Maria," "Dear Ms Pierce"), if it opens with one."""
+    match = _GREETING.match(text)
+    if not match:
+        return None
+    name = match.group(1)
+    return None if name.lower() in _NOT_A_NAME or not name[0].isupper() else name
 
 
-def is_copied(text: str, ticket: Ticket) -> bool:
-    """Pasted (most word triples appear in the customer's text) or lightly edited (nearly every
-    content word of a longer text comes from it, as when every third word is dropped)."""
-    source = customer_text(ticket)
-    copied, total = copied_ngrams(text, source)
-    # A short text may share a product name or two with the email; a copy shares many runs.
-    if total and copied / total >= PASTE_THRESHOLD and copied >= MIN_COPIED_RUNS:
-        return True
-    return len(words(text)) >= COVERAGE_MIN_WORDS and word_coverage(text, source) >= COVERAGE_LIMIT
-
-
-def _own_groups_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
-    spec = ticket.truth.reply
-    return (*ticket.truth.summary_facts, *(spec.required_facts if spec else ()))
-
-
-_own_groups = ObjectMemo(_own_groups_of)
-_own_phrases = ObjectMemo(lambda t: frozenset(p.lower() for g in _own_groups(t) for p in g))
-
-
-class StuffingTerms:
-    """Phrases that belong to some ticket's facts, indexed by how their first word starts so
-    that a text is only checked against the few phrases it could contain."""
-
-    KEY = 3
-
-    def __init__(self, terms: frozenset[str], base: StuffingTerms | None = None) -> None:
-        """``base`` is a shared index (an org's, built once); ``terms`` are added on top."""
-        self.base = base
-        self.own = terms - base.terms if base else terms
-        # first three letters -> (term, what to look for in a normalised text)
-        self._by_key: dict[str, list[tuple[str, str]]] = {}
-        for term in self.own:
-            self._by_key.setdefault(term[: self.KEY], []).append((term, needle(term)))
-
-    @property
-    def terms(self) -> frozenset[str]:
-        """Every indexed phrase (built on demand: sessions keep only their own)."""
-        return self.own | self.base.terms if self.base else self.own
-
-    def found_in(self, text: str) -> set[str]:
-        """Every term that starts a word in the text."""
-        keys = {w[: self.KEY] for w in words(text)}
-        haystack = normalise(text)
-        by_key = self._by_key
-        found = {
-            term
-            for key in keys
-            if key in by_key
-            for term, look_for in by_key[key]
-            if look_for in haystack
-        }
-        return found | self.base.found_in(text) if self.base else found
-
-
-def _foreign_terms(text: str, ticket: Ticket, stuffing_terms: StuffingTerms) -> int:
-    return len(stuffing_terms.found_in(text) - _own_phrases(ticket))
-
-
-def _group_needles(ticket: Ticket) -> tuple[tuple[tuple[str, str], ...], ...]:
-    """Each fact group's (phrasing, what to look for), for groups with enough distinct
-    phrasings to be stuffed at all."""
-    groups = (tuple((p.lower(), needle(p)) for p in group) for group in _own_groups(ticket))
-    return tuple(g for g in groups if len({low for low, _ in g}) >= SYNONYM_LIMIT)
-
-
-_stuffable_groups = ObjectMemo(_group_needles)
-
-
-def _synonym_stuffed(text: str, ticket: Ticket) -> bool:
-    """Four or more phrasings of one point ("hacked, compromised, takeover") is fishing."""
-    haystack = normalise(text)
-    for group in _stuffable_groups(ticket):
-        distinct = {low for low, look_for in group if look_for in haystack}
-        if len(distinct) < SYNONYM_LIMIT:
-            continue
-        # a phrasing found only inside a longer one ("lock" in "locked") is the same word
-        roots = {p for p in distinct if not any(o != p and o.startswith(p) for o in distinct)}
-        if len(roots) >= SYNONYM_LIMIT:
-            return True
-    return False
+def _name_parts(ticket: Ticket) -> set[str]:
+    return {n for n in ticket.customer.name.lower().replace(".", " ").split() if len(n) >= 2}
 
 
 def addresses_customer(text: str, ticket: Ticket) -> bool:
     """Whether the opening names the customer (first name, or surname as in "Dear Ms Pierce")."""
-    opening = text[:80]
+    opening = index(text[:80])
     names = ticket.customer.name.lower().replace(".", " ").split()
     candidates = [n for n in (names[:1] + names[-1:]) if len(n) >= 2]
-    return any(contains_phrase(opening, n) for n in candidates)
+    return any(f" {n} " in opening.plain for n in candidates)
+
+
+def _context(
+    ticket: Ticket, messages: tuple[str, ...], org: OrgProfile | None, context: Seen | None
+) -> Seen:
+    return context if context is not None else seen_for(ticket, messages, org)
 
 
 def grade_reply(
-    text: str | None, ticket: Ticket, policy: Policy, stuffing_terms: StuffingTerms
+    text: str | None,
+    ticket: Ticket,
+    policy: Policy,
+    stuffing_terms: StuffingTerms,
+    messages: tuple[str, ...] = (),
+    org: OrgProfile | None = None,
+    context: Seen | None = None,
 ) -> TextScore:
-    """Scores one reply (or the absence of one) against the ticket's reply spec."""
+    """Scores one reply (or the absence of one) against the ticket's reply spec; ``messages``
+    are the customer's messages that arrived during the episode (fair to mention)."""
     spec = ticket.truth.reply
     if spec is None:
         if text is None:
             return TextScore(1.0, "no reply was due and none was sent")
-        return TextScore(0.0, "a reply went to a message that should get none")
+        return TextScore(0.0, "a reply went to a message that should get none", "not due")
     if text is None:
-        return TextScore(0.0, "no reply")
+        return TextScore(0.0, "no reply", "none")
+    if not text.strip():
+        return TextScore(0.0, "the reply is empty", "empty")
     breaches = policy_breaches(text, ticket, policy)
     if breaches:
-        return TextScore(0.0, "; ".join(breaches))
-    if is_copied(text, ticket):
-        return TextScore(0.0, "pastes the customer's message")
+        return TextScore(0.0, "; ".join(breaches), "policy")
+    seen = _context(ticket, messages, org, context)
+    greeted = greeted_name(text)
+    if greeted and greeted.lower() not in _name_parts(ticket):
+        note = f"greets '{greeted}', who is not the customer ({ticket.customer.name})"
+        return TextScore(0.0, note, "wrong name")
     tokens = words(text)
     if len(tokens) >= 8 and function_word_ratio(text) < MIN_FUNCTION_WORD_RATIO:
-        return TextScore(0.0, "reads as a keyword list, not a reply")
-    if _foreign_terms(text, ticket, stuffing_terms) >= FOREIGN_TERMS_LIMIT:
-        return TextScore(0.0, "stuffed with terms unrelated to this ticket")
-    if _synonym_stuffed(text, ticket):
-        return TextScore(0.0, "lists many phrasings of the same point")
-    hit, total = matched_groups(text, spec.required_facts)
-    facts = hit / total if total else 1.0
+        return TextScore(0.0, "reads as a keyword list, not a reply", "keyword list")
+    why = shortcut(text, ticket, stuffing_terms, seen, "reply")
+    if why:
+        return TextScore(0.0, why[1], why[0])
+    indexed = index(text)
+    stated = stated_groups(indexed, spec.required_facts)
+    hit, total = sum(stated), len(stated)
+    # A reply that names this email's own details has answered this email: one point put in
+    # words the fact list does not know is then no reason to mark it down.
+    details = seen.details_in(indexed)
+    specific = len(details) >= DETAILS
+    facts = min(1.0, (hit + specific) / total) if total else 1.0
+    # A reply that could go to any customer ("your request has been passed on") says nothing
+    # of this one: none of its details, and of its points only the ways to say what is next.
+    # The policy asks a reply to acknowledge the customer's specific problem and say what
+    # happens next: naming the problem's points earns part of the credit on its own.
+    problem = stated_groups(indexed, _distinctive_groups(ticket))
+    if problem and word_coverage(text, seen.customer) < ECHO_LIMIT:
+        facts = max(facts, ACKNOWLEDGED_CREDIT * sum(problem) / len(problem))
+    generic = (
+        len(details) < ENGAGED_DETAILS
+        and not any(stated_groups(indexed, _distinctive_required(ticket)))
+        and not any(problem)
+    )
+    if generic:
+        facts *= GENERIC_CREDIT
     addressed = addresses_customer(text, ticket)
     length_ok = policy.reply_min_words <= len(tokens) <= policy.reply_max_words
     score = facts * (0.5 + 0.25 * addressed + 0.25 * length_ok)
-    parts = [f"{hit}/{total} required points"]
+    parts = [f"{hit}/{total} required points" + (", specific" if specific and hit < total else "")]
+    if generic:
+        parts.append("nothing specific to this email")
     if not addressed:
         parts.append("does not address the customer by name")
     if not length_ok:
         parts.append(
             f"{len(tokens)} words, outside {policy.reply_min_words}-{policy.reply_max_words}"
         )
-    return TextScore(score, ", ".join(parts))
+    return TextScore(score, ", ".join(parts), "" if score else "no points")
+
+
+def _distinctive_required_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
+    spec = ticket.truth.reply
+    groups = spec.required_facts if spec else ()
+    return tuple(tuple(p for p in g if is_distinctive(p)) for g in groups)  # generic: none
+
+
+_distinctive_required = ObjectMemo(_distinctive_required_of)
+
+
+def _names_decision(text: Indexed, ticket: Ticket) -> bool:
+    """Whether a text names the email's right category or team ("a newsletter, archive")."""
+    truth = ticket.truth
+    return any(states(text, phrase(spelled(v))) for v in (truth.category, truth.queue) if v)
+
+
+def _distinctive_groups_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
+    """A summary's points in the phrasings that name something ("request" or "issue" alone says
+    nothing about the email)."""
+    return tuple(_named(g) for g in ticket.truth.summary_facts)
+
+
+def _named(group: tuple[str, ...]) -> tuple[str, ...]:
+    """A group's phrasings that name something, or all of them when none does (a point such as
+    "how to" is generic by nature)."""
+    named = tuple(p for p in group if is_distinctive(p))
+    return named or group
+
+
+_distinctive_groups = ObjectMemo(_distinctive_groups_of)
 
 
 def grade_summary(
-    text: str | None, ticket: Ticket, stuffing_terms: StuffingTerms | None = None
+    text: str | None,
+    ticket: Ticket,
+    stuffing_terms: StuffingTerms | None = None,
+    messages: tuple[str, ...] = (),
+    org: OrgProfile | None = None,
+    context: Seen | None = None,
 ) -> TextScore:
-    """A summary scores by the key facts it names, in words that are not pasted or stuffed."""
+    """A summary scores by the key points it states, in words that are not pasted or stuffed."""
     if text is None:
-        return TextScore(0.0, "no summary")
-    if is_copied(text, ticket):
-        return TextScore(0.0, "summary copies the email instead of summarising it")
-    if (
-        stuffing_terms
-        and _foreign_terms(text, ticket, stuffing_terms) >= SUMMARY_FOREIGN_TERMS_LIMIT
-    ):
-        return TextScore(0.0, "summary stuffed with terms unrelated to this email")
-    if _synonym_stuffed(text, ticket):
-        return TextScore(0.0, "summary lists many phrasings of the same point")
-    hit, total = matched_groups(text, ticket.truth.summary_facts)
-    return TextScore(hit / total if total else 1.0, f"{hit}/{total} key points")
+        return TextScore(0.0, "no summary", "none")
+    if not text.strip():
+        return TextScore(0.0, "the summary is empty", "empty")
+    seen = _context(ticket, messages, org, context)
+    why = shortcut(text, ticket, stuffing_terms, seen, "summary")
+    if why:
+        return TextScore(0.0, why[1], why[0])
+    indexed = index(text)
+    stated = stated_groups(indexed, ticket.truth.summary_facts)
+    hit, total = sum(stated), len(stated)
+    specific_details = seen.details_in(indexed)
+    if not total:  # nothing in particular to state: it must still be about this email
+        if len(specific_details) >= NO_FACT_DETAILS or _names_decision(indexed, ticket):
+            return TextScore(1.0, "about this email")
+        return TextScore(0.0, "nothing specific to this email", "generic")
+    # The email's own concrete details (ids, amounts, products, what happened) in a summary
+    # that is not pasted stand for one point put in words the fact list does not know.
+    specific = len(specific_details) >= DETAILS
+    score = min(1.0, (hit + specific) / total)
+    if not specific_details and hit < total:
+        score *= GENERIC_CREDIT
+    note = f"{hit}/{total} key points" + (", specific" if specific and hit < total else "")
+    if not hit and not specific:
+        note += " (nothing specific to this email)"
+    return TextScore(score, note, "" if score else "no points")
 
 
 # Kinds of evidence a support team asks for. One request naming most of them is a net thrown
@@ -275,9 +289,9 @@ def _evidence_named(text: str) -> set[str]:
 def grade_info_request(text: str | None, ticket: Ticket, policy: Policy) -> TextScore:
     """An information request scores when it asks for useful evidence and nothing forbidden."""
     if text is None:
-        return TextScore(0.0, "no information requested")
+        return TextScore(0.0, "no information requested", "none")
     if requests_sensitive_data(text, policy.sensitive_data):
-        return TextScore(0.0, "asks for data the policy forbids requesting")
+        return TextScore(0.0, "asks for data the policy forbids requesting", "policy")
     if len(_evidence_named(text)) >= EVIDENCE_LIMIT:
         return TextScore(0.5, "asks for every kind of evidence at once")
     keywords = ticket.truth.info_keywords

@@ -7,13 +7,11 @@ Per-ticket scores are cached by the ticket's revision, so grading after every st
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from inbox_triage.domain import (
     Engine,
-    OrgProfile,
     Scenario,
     Ticket,
     TicketWork,
@@ -21,16 +19,21 @@ from inbox_triage.domain import (
 )
 from inbox_triage.grading.memo import ObjectMemo
 from inbox_triage.grading.replies import (
-    StuffingTerms,
+    TextScore,
     grade_info_request,
     grade_reply,
     grade_summary,
-    is_distinctive,
     policy_breaches,
 )
-from inbox_triage.scenarios import org_fact_phrases
+from inbox_triage.grading.stuffing import StuffingTerms, stuffing_terms_for
 
 WRAP_UP_THRESHOLD = 0.8
+# Bumped whenever the same actions can earn a different grade: runs and reports record it, and
+# grades of different versions are not compared unless asked. 1: keyword facts and stuffing
+# against every fact phrasing; 2: stems and close word order, the email's own words and the
+# vocabulary fair to use, negation and redaction in policy screening (calibrated against
+# hand-written texts).
+GRADER_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +50,12 @@ class Grade:
 
     value: float
     components: tuple[ComponentScore, ...]
+    texts: dict[str, dict[str, object]] = field(default_factory=dict)
+    version: int = GRADER_VERSION
 
     def as_dict(self) -> dict[str, object]:
         return {
+            "grader_version": self.version,
             "value": round(self.value, 6),
             "components": {
                 c.name: {
@@ -59,6 +65,7 @@ class Grade:
                 }
                 for c in self.components
             },
+            "texts": self.texts,
         }
 
 
@@ -112,14 +119,20 @@ def _tags(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
     return 2 * precision * recall / (precision + recall), ""
 
 
+def _messages(w: TicketWork) -> tuple[str, ...]:
+    return tuple(m.body for m in w.messages)
+
+
 def _summary(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    result = grade_summary(w.summary, t, g.stuffing_terms)
-    return result.score, result.note
+    result = grade_summary(w.summary, t, g.stuffing_terms, _messages(w), g.scenario.org)
+    return g.keep_reason("summary", t.id, result)
 
 
 def _reply(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    result = grade_reply(w.reply, t, g.scenario.policy, g.stuffing_terms)
-    return result.score, result.note
+    result = grade_reply(
+        w.reply, t, g.scenario.policy, g.stuffing_terms, _messages(w), g.scenario.org
+    )
+    return g.keep_reason("reply", t.id, result)
 
 
 def _response(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
@@ -136,7 +149,7 @@ def _info_request(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | No
     if not t.truth.needs_info:
         return None
     result = grade_info_request(w.info_request, t, g.scenario.policy)
-    return result.score, result.note
+    return g.keep_reason("info_request", t.id, result)
 
 
 def _review_flag(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
@@ -239,6 +252,28 @@ class Grader:
         self._seen: dict[str, int] = {}
         self._value: float | None = None
         self._finished = False
+        self._reasons: dict[tuple[str, str], str] = {}
+
+    def keep_reason(self, name: str, ticket_id: str, result: TextScore) -> tuple[float, str]:
+        """A text's (score, note), its reason code kept for ``texts``."""
+        self._reasons[name, ticket_id] = result.reason
+        return result.score, result.note
+
+    def texts(self) -> dict[str, dict[str, object]]:
+        """Per free-text component: how many texts are graded and, of those scoring 0, how many
+        for each reason ("pasted", "stuffed", "policy", "none" for a text never written)."""
+        out: dict[str, dict[str, object]] = {}
+        for name in TEXT_COMPONENTS:
+            results = self._results.get(name)
+            if not results:
+                continue
+            zeros: dict[str, int] = {}
+            for ticket_id, (score, _) in results.items():
+                if score == 0.0:
+                    reason = self._reasons.get((name, ticket_id), "none") or "no points"
+                    zeros[reason] = zeros.get(reason, 0) + 1
+            out[name] = {"graded": len(results), "zeros": dict(sorted(zeros.items()))}
+        return out
 
     @property
     def stuffing_terms(self) -> StuffingTerms:
@@ -284,14 +319,13 @@ class Grader:
         if not explain:
             part = self._means[name] = ComponentScore(name, mean, self.weights[name], "")
             return part
-        notes: list[str] = []
-        for _, note in order:
-            if note and note not in notes:
-                notes.append(note)
         good = sum(1 for s in scores if s >= 0.999)
         text = f"{good} of {len(scores)} {_EXPLAIN[name]}"
-        if notes and name in ("reply", "summary", "info_request", "response", "resolution"):
-            text += f" (mean {mean:.2f}; " + "; ".join(notes[:3]) + ")"
+        if name in EXPLAINED:
+            ids = [t for t in self._order if t in results]
+            notes = ticket_notes(name, {t: results[t] for t in ids})
+            if notes:
+                text += f" (mean {mean:.2f}; " + "; ".join(notes) + ")"
         return ComponentScore(name, mean, self.weights[name], text)
 
     def _escalation(self) -> ComponentScore | None:
@@ -366,10 +400,30 @@ class Grader:
         normalised = tuple(
             ComponentScore(p.name, p.score, p.weight / total_weight, p.explanation) for p in parts
         )
-        return Grade(value, normalised)
+        return Grade(value, normalised, self.texts())
 
 
 _UNTOUCHED = (0.0, "untouched")
+TEXT_COMPONENTS = ("summary", "reply", "info_request")
+# Components whose explanation names the tickets that fell short, and why.
+EXPLAINED = ("reply", "summary", "info_request", "response", "resolution")
+NOTES_SHOWN = 3
+
+
+def ticket_notes(name: str, results: dict[str, tuple[float, str]]) -> list[str]:
+    """ "E673 summary 0: 4 terms from other emails ('subpoena', ...)" for the tickets that fell
+    short, zeros first, a few at most (and how many more)."""
+    short = [(score, tid, note) for tid, (score, note) in results.items() if score < 0.999]
+    short.sort(key=lambda item: item[0] > 0)  # stable: zeros first, then in ticket order
+    notes = [
+        f"{tid} {name} {score:.2g}" + (f": {note}" if note else "")
+        for score, tid, note in short[:NOTES_SHOWN]
+    ]
+    if len(short) > NOTES_SHOWN:
+        notes.append(f"and {len(short) - NOTES_SHOWN} more")
+    return notes
+
+
 _WRAP_UP_NOT_YET = f"earned by calling finish once progress is at least {WRAP_UP_THRESHOLD}"
 
 
@@ -412,36 +466,3 @@ def _applies(name: str, ticket: Ticket, scenario: Scenario) -> bool:
     if name == "sla":  # a deadline applies (Engine.deadline, which counts from receipt)
         return scenario.policy.sla_for(t.priority, ticket.customer.tier) is not None
     return True
-
-
-def _phrases(groups: Iterable[Iterable[str]]) -> set[str]:
-    return {p.lower() for group in groups for p in group if "{" not in p}
-
-
-def _distinctive(terms: Iterable[str]) -> frozenset[str]:
-    return frozenset(t for t in terms if len(t) > 3 and is_distinctive(t))
-
-
-def org_stuffing_terms(org: OrgProfile) -> StuffingTerms:
-    """The org-wide index, built once per org: every fact phrasing of its fixed tasks, and its
-    queue and tag names."""
-    return _org_terms(org.id, org.queues, org.tags)
-
-
-@cache
-def _org_terms(org_id: str, queues: tuple[str, ...], tags: tuple[str, ...]) -> StuffingTerms:
-    terms = set(org_fact_phrases(org_id))
-    terms.update(q.replace("_", " ") for q in queues)
-    terms.update(t.replace("-", " ") for t in tags)
-    return StuffingTerms(_distinctive(terms))
-
-
-def stuffing_terms_for(scenario: Scenario) -> StuffingTerms:
-    """Phrases that belong to some ticket's facts, in this scenario or anywhere in its org: a
-    reply naming many that are not its own is stuffed. Only the scenario's own phrases are
-    indexed per episode."""
-    own: set[str] = set()
-    for ticket in scenario.tickets:
-        spec = ticket.truth.reply
-        own |= _phrases((*ticket.truth.summary_facts, *(spec.required_facts if spec else ())))
-    return StuffingTerms(_distinctive(own), base=org_stuffing_terms(scenario.org))

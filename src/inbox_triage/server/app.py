@@ -242,11 +242,13 @@ def build_app(
             {
                 "session_id": session_id,
                 "task_id": env.scenario.id,
+                "grader_version": grade.version,
                 "score": round(grade.value, 6),
                 "done": env.done,
                 "penalties": round(env.penalties, 6),
                 "total_reward": round(env.total_reward, 6),
                 "components": grade.as_dict()["components"],
+                "texts": grade.texts,
             }
         )
 

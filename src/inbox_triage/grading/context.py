@@ -1,0 +1,155 @@
+"""What the agent was shown for one email, as the text checks need it.
+
+Everything an agent read about an email (subject, body, thread, the customer's later messages,
+the customer's details) and the org's decision vocabulary is fair to write about: a summary
+that repeats the body's "login from another country" or says "routing to billing" is specific,
+not stuffed. Built once per ticket and per set of customer messages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inbox_triage.domain import OrgProfile, Ticket
+from inbox_triage.domain.text import FUNCTION_WORDS, needle
+from inbox_triage.grading.lexicon import Indexed, covered_by, index, phrase
+from inbox_triage.grading.memo import ObjectMemo
+from inbox_triage.grading.stuffing import GENERIC_WORDS, fact_groups, is_common_stem
+
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\b")
+
+
+# An id, an amount or a precise figure: at least three digits, or letters and digits joined.
+_IDS = re.compile(r"[$£€]?\d[\d,.]*\d[\d,.]*\d|\b[A-Za-z]+-\d[\w-]*\d\b|\b\d[A-Za-z]\w*\d\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """The words an agent saw for one email, its own fact phrasings, and the vocabulary."""
+
+    customer: str  # everything the customer wrote (a text must not be made of it)
+    seen: Indexed
+    seen_tokens: frozenset[str]
+    own_stems: frozenset[str]
+    own_tokens: frozenset[str]
+    own_plain: str  # its own fact phrasings, normalised
+    vocabulary: frozenset[str]  # the stems of every decision value and template text
+    vocabulary_tokens: frozenset[str]
+    names: frozenset[str]  # capitalised words the agent saw (people it may address)
+    choices: tuple[str, ...]  # queue and category names, spelled as words
+    details: frozenset[str]  # stems of the email's concrete details (ids, amounts, products)
+
+    def details_in(self, text: Indexed) -> set[str]:
+        """The email's concrete details a text mentions."""
+        return {s for s in text.stems if s in self.details}
+
+    def alien_ids(self, text: str) -> set[str]:
+        """The ids, amounts and figures a text names that this email never mentions
+        ("ORD-87881", "$4,272.33", "1Z1087658959")."""
+        return {
+            m
+            for m in _IDS.findall(text)
+            if needle(m) not in self.seen.plain and needle(m) not in self.own_plain
+        }
+
+    def related(self, term: str) -> bool:
+        """Whether a phrasing is accounted for by this email or the vocabulary."""
+        p = phrase(term)
+        return (
+            covered_by(p, self.own_stems, self.own_tokens)
+            or covered_by(p, self.seen.stem_set, self.seen_tokens)
+            or covered_by(p, self.vocabulary, self.vocabulary_tokens)
+        )
+
+
+def _vocabulary(org: OrgProfile | None) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
+    if org is None:
+        return frozenset(), frozenset(), ()
+    values = [
+        *org.priorities,
+        *org.categories,
+        *org.queues,
+        *org.tags,
+        *org.sentiments,
+        *org.templates,
+        *org.templates.values(),
+        *org.resolution_codes,
+        *org.escalation_targets,
+        *org.tiers,
+        org.name,
+    ]
+    indexed = index("\n".join(spelled(v) for v in values))
+    choices = tuple(dict.fromkeys(spelled(v) for v in (*org.queues, *org.categories)))
+    return indexed.stem_set, frozenset(indexed.tokens), choices
+
+
+_DIGITS = re.compile(r"(?<=[a-z])(?=\d)")
+
+
+def spelled(value: str) -> str:
+    """A vocabulary value as people write it: "support_tier2" is "support tier 2"."""
+    return _DIGITS.sub(" ", value.replace("_", " ").replace("-", " "))
+
+
+_vocab = ObjectMemo(_vocabulary)
+
+
+def _vocab_of(org: OrgProfile | None) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
+    return _vocabulary(None) if org is None else _vocab(org)
+
+
+def _build(ticket: Ticket, messages: tuple[str, ...], org: OrgProfile | None) -> Seen:
+    c = ticket.customer
+    customer = "\n".join([ticket.subject, ticket.body, *(m.body for m in ticket.thread), *messages])
+    details = [
+        ticket.sender,
+        c.name,
+        c.email,
+        c.company or "",
+        c.account_id or "",
+        *(m.sender for m in ticket.thread),
+    ]
+    seen = index(customer + "\n" + "\n".join(details))
+    own = index("\n".join(p for g in fact_groups(ticket) for p in g))
+    vocabulary, vocabulary_tokens, choices = _vocab_of(org)
+    raw = customer + " " + " ".join(details)
+    names = frozenset(n.lower() for n in _NAME.findall(raw)) | frozenset(
+        p for p in c.name.lower().replace(".", " ").split() if len(p) >= 2
+    )
+    who = index(" ".join([c.name, c.email, c.company or "", ticket.sender])).stem_set
+    details = frozenset(
+        s
+        for t, s in zip(seen.tokens, seen.stems, strict=True)
+        if t not in FUNCTION_WORDS
+        and t not in GENERIC_WORDS
+        and s not in vocabulary
+        and s not in who
+        and (any(ch.isdigit() for ch in t) or (len(t) >= 4 and not is_common_stem(s)))
+    )
+    return Seen(
+        customer,
+        seen,
+        frozenset(seen.tokens),
+        own.stem_set,
+        frozenset(own.tokens),
+        own.plain,
+        vocabulary,
+        vocabulary_tokens,
+        names,
+        choices,
+        details,
+    )
+
+
+_per_ticket: ObjectMemo[Ticket, dict[tuple[str, ...], Seen]] = ObjectMemo(lambda t: {})
+
+
+def seen_for(ticket: Ticket, messages: tuple[str, ...] = (), org: OrgProfile | None = None) -> Seen:
+    """The context of one email given the customer messages that have arrived (cached)."""
+    cache = _per_ticket(ticket)
+    key = (org.id if org else "", *messages)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _build(ticket, messages, org)
+    return found

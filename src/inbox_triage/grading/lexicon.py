@@ -1,0 +1,124 @@
+"""Matching phrases the way a reader does: by word stems, in any close order.
+
+A fact phrasing ("email changed") is stated by a text that says it in other inflections or
+order ("changed the email address", "replacement" for "replaced"). Matching stays
+deterministic and cheap: a Snowball stem per word (cached), substring searches over a
+normalised and a stemmed form of the text, and a short window for multi-word phrasings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+
+from inbox_triage.domain.text import FUNCTION_WORDS, normalise
+
+_STEMMER = snowballstemmer.stemmer("english")
+# A multi-word phrasing may be spread over this many more words than it has ("charged me
+# twice" for "charged twice"), in any order.
+WINDOW_SLACK = 4
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball stem of one lower-case word, with a leading/trailing quote dropped."""
+    return _STEMMER.stemWord(word.strip("'"))
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """A text as the matchers read it: its words, their stems, and both as searchable strings."""
+
+    tokens: tuple[str, ...]
+    stems: tuple[str, ...]
+    plain: str  # " w1 w2 ... " (normalise)
+    stemmed: str  # " s1 s2 ... "
+
+    @property
+    def stem_set(self) -> frozenset[str]:
+        return frozenset(self.stems)
+
+
+@lru_cache(maxsize=4096)
+def index(text: str) -> Indexed:
+    """The text indexed once (cached: a text is matched against many phrasings in a row)."""
+    plain = normalise(text)
+    tokens = tuple(plain.split())
+    stems = tuple(stem(t) for t in tokens)
+    return Indexed(tokens, stems, plain, " " + " ".join(stems) + " ")
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """One phrasing, prepared: what to look for in the plain and the stemmed text, and its
+    content words for the window match."""
+
+    text: str
+    plain: str
+    stemmed: str
+    content: tuple[tuple[str, str], ...]  # (word, stem) of each content word
+
+
+@lru_cache(maxsize=16384)
+def phrase(text: str) -> Phrase:
+    plain = normalise(text).rstrip()
+    words = plain.split()
+    stems = [stem(w) for w in words]
+    content = tuple((w, s) for w, s in zip(words, stems, strict=True) if w not in FUNCTION_WORDS)
+    return Phrase(text, plain, " " + " ".join(stems), content)
+
+
+def _word_matches(token: str, token_stem: str, word: str, word_stem: str) -> bool:
+    return token_stem == word_stem or token.startswith(word)
+
+
+def states(text: Indexed, p: Phrase) -> bool:
+    """Whether the text states the phrasing: as written (a phrasing may end in a stem,
+    "investigat"), in another inflection, or, for several content words, all of them within
+    a few words of each other in any order."""
+    if p.plain in text.plain or p.stemmed in text.stemmed:
+        return True
+    if len(p.content) < 2:
+        return False
+    hits: list[tuple[int, int]] = []  # (position in the text, which content word)
+    for k, (word, word_stem) in enumerate(p.content):
+        found = [
+            (i, k)
+            for i, (t, s) in enumerate(zip(text.tokens, text.stems, strict=True))
+            if _word_matches(t, s, word, word_stem)
+        ]
+        if not found:
+            return False
+        hits.extend(found)
+    return _within(sorted(hits), len(p.content), len(p.content) + WINDOW_SLACK)
+
+
+def _within(hits: list[tuple[int, int]], needed: int, span: int) -> bool:
+    """Whether some run of ``span`` consecutive words holds every one of ``needed`` words."""
+    counts: dict[int, int] = {}
+    lo = 0
+    for pos, k in hits:
+        counts[k] = counts.get(k, 0) + 1
+        while hits[lo][0] <= pos - span:
+            gone = hits[lo][1]
+            counts[gone] -= 1
+            if not counts[gone]:
+                del counts[gone]
+            lo += 1
+        if len(counts) == needed:
+            return True
+    return False
+
+
+def stated_groups(text: Indexed, groups: tuple[tuple[str, ...], ...]) -> list[bool]:
+    """For each fact group, whether the text states any of its phrasings."""
+    return [any(states(text, phrase(p)) for p in group) for group in groups]
+
+
+def covered_by(p: Phrase, stems: frozenset[str], tokens: frozenset[str]) -> bool:
+    """Whether every content word of the phrasing occurs in a body of text (by stem, or as a
+    prefix of one of its words for phrasings that end in a stem)."""
+    words = p.content or tuple((w, stem(w)) for w in p.plain.split())
+    return all(s in stems or w in tokens or any(t.startswith(w) for t in tokens) for w, s in words)
