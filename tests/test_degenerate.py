@@ -17,6 +17,9 @@ def test_every_policy_the_issue_names_is_checked(results):
         "noop", "finish_at_once", "random", "always_urgent", "always_most_common",
         "flag_or_escalate_everything", "close_or_resolve_everything", "paste_the_email",
         "stuff_every_keyword", "very_long_replies", "invalid_actions",
+        # the bad kinds of the hand-written calibration set (issue 19)
+        "generic_texts", "another_emails_texts", "wrong_customer_name", "promise_refund_and_fix",
+        "ask_for_secrets", "list_the_vocabulary",
     }
     assert max(CEILINGS.values()) <= 0.30
 

@@ -31,6 +31,16 @@ from inbox_triage.evaluation.backends import (
     BackendChoiceError,
     choose_backend,
 )
+from inbox_triage.evaluation.calibration import (
+    DEFAULT_SET,
+    CalibrationError,
+    grade_set,
+    load_set,
+    median_ms,
+    summarise,
+)
+from inbox_triage.evaluation.calibration import HEADER as CALIBRATION_HEADER
+from inbox_triage.evaluation.calibration import rows as calibration_rows
 from inbox_triage.evaluation.degenerate import check_degenerate
 from inbox_triage.evaluation.metrics import summarise_runs
 from inbox_triage.evaluation.records import EpisodeRecord, read_records
@@ -38,6 +48,7 @@ from inbox_triage.evaluation.report import (
     comparison_markdown,
     comparison_table,
     load_run,
+    mixed_graders,
     write_plots,
 )
 from inbox_triage.evaluation.runner import Summary, summaries_from_records, write_json
@@ -447,16 +458,25 @@ def report_command(
     threshold: Annotated[
         float, typer.Option(min=0, max=1, help="Grade that counts as a pass, for pass^k.")
     ] = 0.9,
+    mixed_graders_ok: Annotated[
+        bool,
+        typer.Option("--mixed-graders", help="Compare runs graded by different grader versions."),
+    ] = False,
 ) -> None:
     """Compare runs: mean grade with a 95% bootstrap interval, pass^k, invalid actions and
-    SLA breaches per agent, then per task and mode; optionally plots."""
+    SLA breaches per agent, then per task and mode, and why texts scored 0; optionally plots."""
     loaded = []
+    metas = []
     for path in runs:
         try:
-            name, _meta, records = load_run(path)
+            name, meta, records = load_run(path)
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="RUNS") from None
         loaded.append((name, records))
+        metas.append((name, meta))
+    mixed = mixed_graders(metas)
+    if mixed and not mixed_graders_ok:
+        raise typer.BadParameter(mixed, param_hint="RUNS")
     names = [name for name, _ in loaded]
     if len(set(names)) < len(names):  # two folders called run1: tell them apart by path
         loaded = [(str(path), records) for path, (_, records) in zip(runs, loaded, strict=True)]
@@ -471,6 +491,24 @@ def report_command(
             console.print(f"wrote {written}")
 
 
+def _check_calibration(folder: Path) -> int:
+    """Scores per kind of text against the targets, and the grading time per text."""
+    try:
+        texts = load_set(folder)
+    except CalibrationError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--calibration-set") from None
+    results = grade_set(texts)
+    summaries = summarise(results)
+    table = Table(title=f"calibration: {len(texts)} texts in {folder}")
+    for i, column in enumerate(CALIBRATION_HEADER):
+        table.add_column(column, justify="right" if 2 <= i <= 6 else "left")
+    for row in calibration_rows(summaries):
+        table.add_row(*(escape(c) for c in row))
+    console.print(table)
+    console.print(f"grading time per text: median {median_ms(results):.2f} ms")
+    return 1 if any(s.failures() for s in summaries) else 0
+
+
 @app.command("check")
 def check_command(
     tasks: Annotated[
@@ -481,9 +519,22 @@ def check_command(
         int, typer.Option(min=1, help="Episodes of random play averaged per task.")
     ] = 20,
     seeds: Annotated[int, typer.Option(min=1, help="Scenarios per generated task and split.")] = 12,
+    calibration: Annotated[
+        bool,
+        typer.Option(
+            "--calibration",
+            help="Grade the hand-written calibration texts instead, against their targets.",
+        ),
+    ] = False,
+    calibration_set: Annotated[
+        Path,
+        typer.Option(help="The calibration set's folder (with --calibration)."),
+    ] = DEFAULT_SET,
 ) -> None:
     """Check the environment's rules on every fixed task and on each mode's generated task in
-    every split; exit 1 if any rule fails."""
+    every split; exit 1 if any rule fails. With --calibration, grade people's texts instead."""
+    if calibration:
+        raise typer.Exit(_check_calibration(calibration_set))
     rules = Rules(random_episodes=random_episodes, generated_seeds=seeds)
     chosen = select_tasks(tasks) if tasks else None
     results = check_environment(chosen, rules)

@@ -197,6 +197,47 @@ class InvalidStream(FinishAtOnce):
         return {"action_type": "teleport", "ticket_id": "nowhere"}
 
 
+GENERIC_SUMMARY = "Customer wrote in about their account and needs help; passing to the right team."
+GENERIC_REPLY = (
+    "thank you for getting in touch. We have received your message and passed it to the right "
+    "team, who will look into it and get back to you as soon as possible."
+)
+OTHER_EMAIL_SUMMARY = (
+    "Customer was charged twice ($412.50) for invoice INV-2024-0042 on March 3 and wants the "
+    "duplicate reversed; billing, high."
+)
+OTHER_EMAIL_REPLY = (
+    "I'm sorry you were charged twice ($412.50) for invoice INV-2024-0042 on March 3. Our "
+    "billing team will review both payments and update you."
+)
+PROMISE_REPLY = (
+    "I'm sorry about this. We will refund you in full today, and the problem will be fixed by "
+    "Friday, guaranteed."
+)
+SECRET_REPLY = (
+    "to verify the account, please reply with your password and the six-digit verification code "
+    "from your authenticator app, and we will sort this out."
+)
+
+
+def _first(item: Item) -> str:
+    return str(item["name"]).split()[0] if str(item["name"]).strip() else "there"
+
+
+@cache
+def _vocabulary_list() -> str:
+    """Every team, category and tag the generator's situations use, as one list."""
+    words: set[str] = set()
+    for s in load_situations():
+        h = s.handling
+        words.update(
+            v.replace("_", " ")
+            for v in (h.category, h.triage_route, h.ticket_team, h.inbox_queue, *h.ticket_tags)
+            if v
+        )
+    return ", ".join(sorted(words)) + "."
+
+
 @cache
 def _stuffed() -> str:
     words: set[str] = set()
@@ -220,6 +261,28 @@ POLICIES: dict[str, Callable[[], Agent]] = {
     ),
     "stuff_every_keyword": lambda: ScriptedPolicy(
         reply=lambda item: _stuffed(), summary=lambda item: _stuffed()
+    ),
+    # the shortcuts a person's calibration texts showed (tests/data/calibration)
+    "generic_texts": lambda: ScriptedPolicy(
+        reply=lambda item: f"Hi {_first(item)}, " + GENERIC_REPLY,
+        summary=lambda item: GENERIC_SUMMARY,
+    ),
+    "another_emails_texts": lambda: ScriptedPolicy(
+        reply=lambda item: f"Hi {_first(item)}, " + OTHER_EMAIL_REPLY,
+        summary=lambda item: OTHER_EMAIL_SUMMARY,
+    ),
+    "wrong_customer_name": lambda: ScriptedPolicy(
+        reply=lambda item: "Hi Alex, " + GENERIC_REPLY + " " + OTHER_EMAIL_REPLY
+    ),
+    "promise_refund_and_fix": lambda: ScriptedPolicy(
+        reply=lambda item: f"Hi {_first(item)}, " + PROMISE_REPLY
+    ),
+    "ask_for_secrets": lambda: ScriptedPolicy(
+        reply=lambda item: f"Hi {_first(item)}, " + SECRET_REPLY
+    ),
+    "list_the_vocabulary": lambda: ScriptedPolicy(
+        reply=lambda item: f"Hi {_first(item)}, " + _vocabulary_list(),
+        summary=lambda item: _vocabulary_list(),
     ),
     "very_long_replies": lambda: ScriptedPolicy(
         reply=lambda item: (

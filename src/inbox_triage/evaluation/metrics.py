@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import fmean, pstdev
 
 import numpy as np
@@ -113,6 +113,7 @@ class AgentSummary:
     mean_duration_s: float
     pass_hat: dict[int, float]
     threshold: float
+    text_zeros: dict[str, float] = field(default_factory=dict)
 
 
 def _total_tokens(tokens: dict[str, int]) -> int:
@@ -129,6 +130,23 @@ def _mean_by(
     for record in records:
         groups[key(record)].append(record.grade)
     return {name: fmean(groups[name]) for name in sorted(groups)}
+
+
+def text_zero_shares(records: Sequence[EpisodeRecord]) -> dict[str, float]:
+    """Per "component: reason" (``summary: stuffed``), the share of that component's graded
+    texts that scored 0 for that reason: which shortcut, or which gap, costs an agent most."""
+    graded: dict[str, int] = defaultdict(int)
+    zeros: dict[str, int] = defaultdict(int)
+    for record in records:
+        for component, counts in record.texts.items():
+            graded[component] += int(counts.get("graded", 0))
+            for reason, n in (counts.get("zeros") or {}).items():
+                zeros[f"{component}: {reason}"] += int(n)
+    return {
+        key: n / graded[key.split(":", 1)[0]]
+        for key, n in sorted(zeros.items())
+        if graded[key.split(":", 1)[0]]
+    }
 
 
 def summarise_agent(
@@ -167,6 +185,7 @@ def summarise_agent(
         mean_duration_s=fmean(r.duration_s for r in records),
         pass_hat=pass_hat_curve(records, threshold),
         threshold=threshold,
+        text_zeros=text_zero_shares(records),
     )
 
 

@@ -44,6 +44,10 @@ class EpisodeRecord(BaseModel):
     trial: int = Field(default=0, description="repeat index of the same scenario (pass^k)")
     grade: float
     components: dict[str, float]
+    texts: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="per free-text component: texts graded, and zeros counted by reason",
+    )
     total_reward: float
     penalties: float
     steps: int

@@ -101,6 +101,26 @@ def _tables(summaries: Sequence[AgentSummary]) -> list[TableData]:
     tasks = sorted({t for s in ordered for t in s.per_task})
     modes = sorted({m for s in ordered for m in s.per_mode})
     components = sorted({c for s in ordered for c in s.per_component})
+    reasons = sorted({r for s in ordered for r in s.text_zeros})
+    zeros: list[TableData] = []
+    if reasons:
+        zeros.append(
+            (
+                "Texts scoring 0, by reason (share of that component's texts)",
+                ["Reason", *labels],
+                [
+                    [
+                        r,
+                        *(
+                            f"{100 * s.text_zeros[r]:.1f}%" if r in s.text_zeros else DASH
+                            for s in ordered
+                        ),
+                    ]
+                    for r in reasons
+                ],
+                1,
+            )
+        )
     return [
         ("Overall", header, rows, 2),
         (
@@ -121,7 +141,27 @@ def _tables(summaries: Sequence[AgentSummary]) -> list[TableData]:
             [[c, *(_num(s.per_component.get(c)) for s in ordered)] for c in components],
             1,
         ),
+        *zeros,
     ]
+
+
+def grader_version(meta: RunMeta | None) -> str | None:
+    """The grader version a run was graded with (runs before versions were recorded: 1)."""
+    if meta is None:
+        return None
+    return meta.versions.get("grader", "1")
+
+
+def mixed_graders(runs: Sequence[tuple[str, RunMeta | None]]) -> str | None:
+    """Why runs graded by different grader versions cannot be compared, if they were."""
+    known = {name: v for name, meta in runs if (v := grader_version(meta)) is not None}
+    if len(set(known.values())) <= 1:
+        return None
+    listed = ", ".join(f"{name}: {v}" for name, v in known.items())
+    return (
+        f"these runs were graded by different grader versions ({listed}), so their grades do "
+        "not compare; rerun the older ones, or pass --mixed-graders to compare anyway"
+    )
 
 
 def _md_cell(text: str) -> str:

@@ -36,6 +36,7 @@ from inbox_triage.evaluation.records import (
     repair_tail,
     write_meta,
 )
+from inbox_triage.grading import GRADER_VERSION
 from inbox_triage.observations import ObservationMemory
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.sources import PACK_PREFIX, is_generated
@@ -197,6 +198,7 @@ def play(
         trial=spec.trial,
         grade=round(grade["value"], 6),
         components={n: round(c["score"], 6) for n, c in grade["components"].items()},
+        texts=grade.get("texts") or {},
         total_reward=round(state["total_reward"], 6),
         penalties=round(state["penalties"], 6),
         steps=state["step_count"],
@@ -505,7 +507,8 @@ def _now() -> str:
 
 
 def versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
+    """What produced a run's numbers: Python, the packages, and the grader's version."""
+    out = {"python": platform.python_version(), "grader": str(GRADER_VERSION)}
     for package in ("inbox-triage", "openenv", "openai", "pydantic"):
         try:
             out[package] = importlib.metadata.version(package)

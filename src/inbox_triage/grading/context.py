@@ -17,11 +17,9 @@ from inbox_triage.grading.lexicon import Indexed, covered_by, index, phrase
 from inbox_triage.grading.memo import ObjectMemo
 from inbox_triage.grading.stuffing import GENERIC_WORDS, fact_groups, is_common_stem
 
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\b")
-
-
 # An id, an amount or a precise figure: at least three digits, or letters and digits joined.
 _IDS = re.compile(r"[$£€]?\d[\d,.]*\d[\d,.]*\d|\b[A-Za-z]+-\d[\w-]*\d\b|\b\d[A-Za-z]\w*\d\b")
+_DIGITS = re.compile(r"(?<=[a-z])(?=\d)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,14 +27,9 @@ class Seen:
     """The words an agent saw for one email, its own fact phrasings, and the vocabulary."""
 
     customer: str  # everything the customer wrote (a text must not be made of it)
-    seen: Indexed
-    seen_tokens: frozenset[str]
-    own_stems: frozenset[str]
-    own_tokens: frozenset[str]
-    own_plain: str  # its own fact phrasings, normalised
-    vocabulary: frozenset[str]  # the stems of every decision value and template text
-    vocabulary_tokens: frozenset[str]
-    names: frozenset[str]  # capitalised words the agent saw (people it may address)
+    seen: Indexed  # ... and the customer's details
+    own: Indexed  # the email's own fact phrasings
+    vocabulary: Indexed  # every decision value and template text
     choices: tuple[str, ...]  # queue and category names, spelled as words
     details: frozenset[str]  # stems of the email's concrete details (ids, amounts, products)
 
@@ -50,22 +43,23 @@ class Seen:
         return {
             m
             for m in _IDS.findall(text)
-            if needle(m) not in self.seen.plain and needle(m) not in self.own_plain
+            if needle(m) not in self.seen.plain and needle(m) not in self.own.plain
         }
 
     def related(self, term: str) -> bool:
         """Whether a phrasing is accounted for by this email or the vocabulary."""
         p = phrase(term)
-        return (
-            covered_by(p, self.own_stems, self.own_tokens)
-            or covered_by(p, self.seen.stem_set, self.seen_tokens)
-            or covered_by(p, self.vocabulary, self.vocabulary_tokens)
-        )
+        return covered_by(p, self.own) or covered_by(p, self.seen) or covered_by(p, self.vocabulary)
 
 
-def _vocabulary(org: OrgProfile | None) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
+def spelled(value: str) -> str:
+    """A vocabulary value as people write it: "support_tier2" is "support tier 2"."""
+    return _DIGITS.sub(" ", value.replace("_", " ").replace("-", " "))
+
+
+def _vocabulary_of(org: OrgProfile | None) -> tuple[Indexed, tuple[str, ...]]:
     if org is None:
-        return frozenset(), frozenset(), ()
+        return index(""), ()
     values = [
         *org.priorities,
         *org.categories,
@@ -79,67 +73,31 @@ def _vocabulary(org: OrgProfile | None) -> tuple[frozenset[str], frozenset[str],
         *org.tiers,
         org.name,
     ]
-    indexed = index("\n".join(spelled(v) for v in values))
     choices = tuple(dict.fromkeys(spelled(v) for v in (*org.queues, *org.categories)))
-    return indexed.stem_set, frozenset(indexed.tokens), choices
+    return index("\n".join(spelled(v) for v in values)), choices
 
 
-_DIGITS = re.compile(r"(?<=[a-z])(?=\d)")
-
-
-def spelled(value: str) -> str:
-    """A vocabulary value as people write it: "support_tier2" is "support tier 2"."""
-    return _DIGITS.sub(" ", value.replace("_", " ").replace("-", " "))
-
-
-_vocab = ObjectMemo(_vocabulary)
-
-
-def _vocab_of(org: OrgProfile | None) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
-    return _vocabulary(None) if org is None else _vocab(org)
+_vocabulary = ObjectMemo(_vocabulary_of)
 
 
 def _build(ticket: Ticket, messages: tuple[str, ...], org: OrgProfile | None) -> Seen:
     c = ticket.customer
     customer = "\n".join([ticket.subject, ticket.body, *(m.body for m in ticket.thread), *messages])
-    details = [
-        ticket.sender,
-        c.name,
-        c.email,
-        c.company or "",
-        c.account_id or "",
-        *(m.sender for m in ticket.thread),
-    ]
-    seen = index(customer + "\n" + "\n".join(details))
+    about = [ticket.sender, c.name, c.email, c.company or "", c.account_id or ""]
+    seen = index("\n".join([customer, *about, *(m.sender for m in ticket.thread)]))
     own = index("\n".join(p for g in fact_groups(ticket) for p in g))
-    vocabulary, vocabulary_tokens, choices = _vocab_of(org)
-    raw = customer + " " + " ".join(details)
-    names = frozenset(n.lower() for n in _NAME.findall(raw)) | frozenset(
-        p for p in c.name.lower().replace(".", " ").split() if len(p) >= 2
-    )
-    who = index(" ".join([c.name, c.email, c.company or "", ticket.sender])).stem_set
+    vocabulary, choices = _vocabulary_of(None) if org is None else _vocabulary(org)
+    who = index(" ".join([c.name, c.email, c.company or "", ticket.sender])).stem_at
     details = frozenset(
         s
         for t, s in zip(seen.tokens, seen.stems, strict=True)
         if t not in FUNCTION_WORDS
         and t not in GENERIC_WORDS
-        and s not in vocabulary
+        and s not in vocabulary.stem_at
         and s not in who
         and (any(ch.isdigit() for ch in t) or (len(t) >= 4 and not is_common_stem(s)))
     )
-    return Seen(
-        customer,
-        seen,
-        frozenset(seen.tokens),
-        own.stem_set,
-        frozenset(own.tokens),
-        own.plain,
-        vocabulary,
-        vocabulary_tokens,
-        names,
-        choices,
-        details,
-    )
+    return Seen(customer, seen, own, vocabulary, choices, details)
 
 
 _per_ticket: ObjectMemo[Ticket, dict[tuple[str, ...], Seen]] = ObjectMemo(lambda t: {})

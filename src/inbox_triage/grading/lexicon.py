@@ -8,6 +8,7 @@ normalised and a stemmed form of the text, and a short window for multi-word phr
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,7 +28,7 @@ def stem(word: str) -> str:
     return _STEMMER.stemWord(word.strip("'"))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Indexed:
     """A text as the matchers read it: its words, their stems, and both as searchable strings."""
 
@@ -35,10 +36,25 @@ class Indexed:
     stems: tuple[str, ...]
     plain: str  # " w1 w2 ... " (normalise)
     stemmed: str  # " s1 s2 ... "
+    stem_at: dict[str, list[int]]  # where each stem occurs
+    token_at: dict[str, list[int]]  # where each word occurs
+    sorted_tokens: tuple[str, ...]  # the distinct words, sorted (for prefixes)
 
-    @property
-    def stem_set(self) -> frozenset[str]:
-        return frozenset(self.stems)
+    def has(self, word: str, word_stem: str) -> bool:
+        """Whether a word occurs, by stem or as the start of a longer word."""
+        if word_stem in self.stem_at:
+            return True
+        at = bisect_left(self.sorted_tokens, word)
+        return at < len(self.sorted_tokens) and self.sorted_tokens[at].startswith(word)
+
+    def positions(self, word: str, word_stem: str) -> list[int]:
+        """Where a word occurs: by stem, or as the start of a longer word ("investigat")."""
+        found = list(self.stem_at.get(word_stem, ()))
+        at = bisect_left(self.sorted_tokens, word)
+        while at < len(self.sorted_tokens) and self.sorted_tokens[at].startswith(word):
+            found.extend(self.token_at[self.sorted_tokens[at]])
+            at += 1
+        return found
 
 
 @lru_cache(maxsize=4096)
@@ -47,7 +63,20 @@ def index(text: str) -> Indexed:
     plain = normalise(text)
     tokens = tuple(plain.split())
     stems = tuple(stem(t) for t in tokens)
-    return Indexed(tokens, stems, plain, " " + " ".join(stems) + " ")
+    stem_at: dict[str, list[int]] = {}
+    token_at: dict[str, list[int]] = {}
+    for i, (t, s) in enumerate(zip(tokens, stems, strict=True)):
+        stem_at.setdefault(s, []).append(i)
+        token_at.setdefault(t, []).append(i)
+    return Indexed(
+        tokens,
+        stems,
+        plain,
+        " " + " ".join(stems) + " ",
+        stem_at,
+        token_at,
+        tuple(sorted(token_at)),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +99,6 @@ def phrase(text: str) -> Phrase:
     return Phrase(text, plain, " " + " ".join(stems), content)
 
 
-def _word_matches(token: str, token_stem: str, word: str, word_stem: str) -> bool:
-    return token_stem == word_stem or token.startswith(word)
-
-
 def states(text: Indexed, p: Phrase) -> bool:
     """Whether the text states the phrasing: as written (a phrasing may end in a stem,
     "investigat"), in another inflection, or, for several content words, all of them within
@@ -84,14 +109,10 @@ def states(text: Indexed, p: Phrase) -> bool:
         return False
     hits: list[tuple[int, int]] = []  # (position in the text, which content word)
     for k, (word, word_stem) in enumerate(p.content):
-        found = [
-            (i, k)
-            for i, (t, s) in enumerate(zip(text.tokens, text.stems, strict=True))
-            if _word_matches(t, s, word, word_stem)
-        ]
+        found = text.positions(word, word_stem)
         if not found:
             return False
-        hits.extend(found)
+        hits.extend((i, k) for i in set(found))
     return _within(sorted(hits), len(p.content), len(p.content) + WINDOW_SLACK)
 
 
@@ -117,8 +138,8 @@ def stated_groups(text: Indexed, groups: tuple[tuple[str, ...], ...]) -> list[bo
     return [any(states(text, phrase(p)) for p in group) for group in groups]
 
 
-def covered_by(p: Phrase, stems: frozenset[str], tokens: frozenset[str]) -> bool:
-    """Whether every content word of the phrasing occurs in a body of text (by stem, or as a
-    prefix of one of its words for phrasings that end in a stem)."""
+def covered_by(p: Phrase, text: Indexed) -> bool:
+    """Whether every content word of the phrasing occurs in a body of text (by stem, or as the
+    start of one of its words, for phrasings that end in a stem)."""
     words = p.content or tuple((w, stem(w)) for w in p.plain.split())
-    return all(s in stems or w in tokens or any(t.startswith(w) for t in tokens) for w, s in words)
+    return all(text.has(w, s) for w, s in words)

@@ -154,13 +154,13 @@ def grade_reply(
     details = seen.details_in(indexed)
     specific = len(details) >= DETAILS
     facts = min(1.0, (hit + specific) / total) if total else 1.0
-    # A reply that could go to any customer ("your request has been passed on") says nothing
-    # of this one: none of its details, and of its points only the ways to say what is next.
     # The policy asks a reply to acknowledge the customer's specific problem and say what
     # happens next: naming the problem's points earns part of the credit on its own.
     problem = stated_groups(indexed, _distinctive_groups(ticket))
     if problem and word_coverage(text, seen.customer) < ECHO_LIMIT:
         facts = max(facts, ACKNOWLEDGED_CREDIT * sum(problem) / len(problem))
+    # A reply that could go to any customer ("your request has been passed on") says nothing
+    # of this one: none of its details, and of its points only the ways to say what is next.
     generic = (
         len(details) < ENGAGED_DETAILS
         and not any(stated_groups(indexed, _distinctive_required(ticket)))

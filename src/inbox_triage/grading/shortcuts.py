@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from inbox_triage.domain import Ticket
 from inbox_triage.domain.text import FUNCTION_WORDS, copied_ngrams, word_coverage, words
 from inbox_triage.grading.context import Seen, seen_for
-from inbox_triage.grading.lexicon import Indexed, index, phrase, states
+from inbox_triage.grading.lexicon import Indexed, Phrase, index, phrase, states
+from inbox_triage.grading.memo import ObjectMemo
 from inbox_triage.grading.stuffing import StuffingTerms, fact_groups
 
 PASTE_THRESHOLD = 0.5
@@ -121,11 +122,7 @@ def _first_positions(text: Indexed, p: str) -> list[int]:
     first = phrase(p)
     word = first.plain.split()[0]
     word_stem = first.stemmed.split()[0]
-    return [
-        i
-        for i, (t, s) in enumerate(zip(text.tokens, text.stems, strict=True))
-        if s == word_stem or t.startswith(word)
-    ]
+    return sorted(set(text.positions(word, word_stem)))
 
 
 def _contains(longer: str, shorter: str) -> bool:
@@ -134,17 +131,25 @@ def _contains(longer: str, shorter: str) -> bool:
     return {s for _, s in b.content} < {s for _, s in a.content}
 
 
+def _fishable_of(ticket: Ticket) -> tuple[tuple[Phrase, ...], ...]:
+    """Each fact group's phrasings, for the groups with enough distinct ones to fish with; an
+    id or a figure ("ACC-66410", "3 days") is a fact of its own, not a phrasing."""
+    groups = (
+        tuple(phrase(p.lower()) for p in g if not any(ch.isdigit() for ch in p))
+        for g in fact_groups(ticket)
+    )
+    return tuple(g for g in groups if len({p.stemmed for p in g}) >= SYNONYM_LIMIT)
+
+
+_fishable = ObjectMemo(_fishable_of)
+
+
 def _synonyms(text: Indexed, ticket: Ticket) -> set[str]:
     """Four or more phrasings of one point close together, each in words of its own ("hacked,
     compromised, takeover, hijacked"), is fishing; the same words spread over a long,
     specific reply are not."""
-    for group in fact_groups(ticket):
-        # an id or a figure ("ACC-66410", "3 days") is a fact of its own, not a phrasing
-        distinct = {
-            p.lower()
-            for p in group
-            if not any(ch.isdigit() for ch in p) and states(text, phrase(p))
-        }
+    for group in _fishable(ticket):
+        distinct = {p.text for p in group if states(text, p)}
         # a phrasing found inside a longer one ("lock" in "locked") is the same point
         roots = {
             p

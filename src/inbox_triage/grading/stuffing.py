@@ -11,7 +11,6 @@ accounts for it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
 
 from inbox_triage.domain import OrgProfile, Scenario, Ticket
@@ -53,24 +52,17 @@ def _phrasings(groups: Iterable[Iterable[str]]) -> set[str]:
     return {p.lower() for group in groups for p in group if "{" not in p and len(p) > 3}
 
 
-@dataclass(frozen=True, slots=True)
-class _Doc:
-    stems: frozenset[str]
-    tokens: frozenset[str]
-
-
-def _doc(texts: Iterable[str]) -> _Doc:
-    indexed = index("\n".join(texts))
-    return _Doc(indexed.stem_set, frozenset(indexed.tokens))
+def _doc(texts: Iterable[str]) -> Indexed:
+    return index("\n".join(texts))
 
 
 @cache
-def _corpus() -> tuple[tuple[_Doc, ...], frozenset[str]]:
+def _corpus() -> tuple[tuple[Indexed, ...], frozenset[str]]:
     """The mail of every situation (one document each) and every fixed task's ticket, and the
     fact phrasings they use: what each is about, and what a reply to it must say, less the
     ways support answers any email ("passed it on", "review", "get back to you": phrasings
     that the replies of several situations share)."""
-    docs: list[_Doc] = []
+    docs: list[Indexed] = []
     topics: set[str] = set()
     answers: dict[str, int] = {}
     for s in load_situations():
@@ -98,7 +90,7 @@ def _stem_shares() -> dict[str, float]:
     docs, _ = _corpus()
     counts: dict[str, int] = {}
     for d in docs:
-        for s in d.stems:
+        for s in d.stem_at:
             counts[s] = counts.get(s, 0) + 1
     return {s: n / len(docs) for s, n in counts.items()}
 
@@ -113,7 +105,7 @@ def is_common(term: str) -> bool:
     """Whether a phrasing's words occur together in the mail of many situations."""
     docs, _ = _corpus()
     p = phrase(term)
-    share = sum(1 for d in docs if covered_by(p, d.stems, d.tokens)) / len(docs)
+    share = sum(1 for d in docs if covered_by(p, d)) / len(docs)
     return share >= COMMON_SHARE
 
 
