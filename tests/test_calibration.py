@@ -198,3 +198,59 @@ def test_replies_are_refused_for_the_wrong_name_promises_and_secrets():
 def test_scenarios_of_the_set_are_built_once():
     ref = tuple(sorted(json.loads((CALIBRATION / "emails.json").read_text())[0]["ref"].items()))
     assert scenario_for(ref) is scenario_for(ref)
+
+
+def _graded(ticket_id: str, field: str, text: str) -> tuple[float, str]:
+    for folder in (CALIBRATION, HOLDOUT):
+        for entry in json.loads((folder / "emails.json").read_text(encoding="utf-8")):
+            if entry["ref"]["ticket"] != ticket_id:
+                continue
+            ref = tuple(sorted(entry["ref"].items()))
+            ticket, seen = context_for(ref)
+            scenario = scenario_for(ref)
+            from inbox_triage.grading import grade_reply, grade_summary
+            from inbox_triage.grading.stuffing import stuffing_terms_for
+
+            terms = stuffing_terms_for(scenario)
+            if field == "summary":
+                r = grade_summary(text, ticket, terms, context=seen)
+            else:
+                r = grade_reply(text, ticket, scenario.policy, terms, context=seen)
+            return r.score, r.note
+    raise KeyError(ticket_id)
+
+
+def test_cheap_shapes_that_dodge_the_checks_do_not_pay():
+    # a hyphen chain is a list of terms, in a summary and in a reply
+    chain = "subpoena-court-order-3-days-deadline-records-logs-legal-team"
+    assert _graded("E178", "summary", chain)[0] == 0.0
+    assert _graded("E178", "reply", "Hi Malik, " + chain + "-counsel-attorney")[0] == 0.0
+    # naming the right team among others, where an email has no key points, is hedging
+    assert _graded("T-302", "summary", "Routing to account, billing or security.")[0] == 0.0
+    # the email's ordinary words without one of its points earn half marks at most
+    assert _graded("E176", "summary", "Customer wrote in, maybe together, some cost involved.")[
+        0
+    ] <= 0.5
+
+
+def test_greetings_that_name_nobody_are_not_the_wrong_name():
+    body = (
+        " thank you for telling us about the login from another country. We have locked the "
+        "account and our security team is investigating."
+    )
+    for opening in ("Hi,", "Hello, We are sorry.", "Dear Customer,", "Dear Valued Customer,"):
+        score, note = _graded("e001", "reply", opening + body)
+        assert "greets" not in note, (opening, note)
+    for opening in ("Hello again Maria,", "Hi Maria-Lopez,", "Dear Ms Lopez,"):
+        assert _graded("e001", "reply", opening + body)[0] == 1.0, opening
+    assert "greets 'Priya'" in _graded("e001", "reply", "Hi Priya," + body)[1]
+
+
+def test_notes_quote_the_agents_words_not_the_graders_phrasings():
+    text = (
+        "Account takeover and she is locked out; she also disputed a chargeback, mentions "
+        "erasing her data under GDPR, an outage and a subpoena."
+    )
+    score, note = _graded("e001", "summary", text)
+    assert score == 0.0 and "terms from other emails" in note
+    assert "'disputed'" in note and "'dispute'" not in note

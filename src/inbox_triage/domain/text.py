@@ -15,11 +15,12 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 # A sentence asks for something when one of these cues is not negated ...
 _REQUEST = re.compile(
     r"\b(send|share|provide|give|tell|confirm|reply with|respond with|enter|type|include|"
-    r"attach|verify|need|require|what is|what's|let us know|please|remind)\b"
+    r"attach|verify|need|require|what is|what's|let us know|please|remind|ask|asks|asking)\b"
 )
 # ... by one of these words just before it ("never share your password", "do not send").
 NEGATIONS = frozenset(
-    "never not no don't dont cannot can't won't wont shouldn't nobody neither nor".split()
+    """never not no don't dont cannot can't won't wont shouldn't nobody neither nor didn't
+    doesn't isn't aren't wasn't haven't hasn't wouldn't couldn't mustn't""".split()
 )
 NEGATION_WINDOW = 3
 
@@ -130,33 +131,47 @@ def makes_forbidden_promise(text: str, promise_patterns: Iterable[str]) -> list[
     return list(_makes_forbidden_promise(text, tuple(promise_patterns)))
 
 
-# Words that, just before a mention of a secret, make it advice rather than a request ("change
-# your password", "without the API key", "remove any tokens") ...
+# Words that, just before a mention of a secret in its own clause, make it advice rather than a
+# request ("change your password", "without the API key", "remove any tokens") ...
 SAFE_BEFORE = frozenset(
-    """change changing changed reset resetting update updating keep keeping protect choose
-    create pick rotate revoke regenerate remove removing redact redacting strip stripping mask
-    masking hide hiding blank omit omitting delete deleting exclude excluding without except
-    new strong forgot forgotten compromised stolen leaked expose exposed""".split()
+    """change changing reset resetting update updating keep keeping protect rotate revoke
+    regenerate remove removing redact redacting strip stripping mask masking hide hiding blank
+    omit omitting delete deleting exclude excluding without except choose choosing create
+    creating pick picking forgot forgotten""".split()
 )
-# ... or, just after it ("with the keys removed", "keep it to yourself").
+SAFE_SPAN = 6  # words before a secret that a safe word governs it from
+# ... or just after it ("with the keys removed", "keep it to yourself").
 _SAFE_AFTER = re.compile(
     r"^\W*(?:\w+\W+){0,4}?(?:removed|redacted|stripped|masked|hidden|blanked|omitted|deleted|"
-    r"excluded|(?:taken|blanked|crossed|left|cut) out|to yourself|private|safe|secret)\b"
+    r"excluded|(?:taken|blanked|crossed|left|cut) out|to yourself)\b"
 )
-SAFE_WINDOW = 8
 _LEAVE_OUT = re.compile(r"\b(?:leave|leaving|take|taking|cut|blank|black|cross)\b(?: \S+)? out\b")
+# Using a secret is not sharing it ("sign in again with the new password").
+_SIGN_IN = re.compile(r"\b(?:sign|signing|signed|log|logging|logged)\s+(?:back\s+)?in\b")
 
 
 def _is_advice(lowered: str, start: int, end: int) -> bool:
-    """Whether a mention of a secret is a warning or advice, not a request for it."""
-    before = lowered[:start].replace("\u2019", "'").split()[-SAFE_WINDOW:]
-    if any(w.strip(",;:()\"'") in SAFE_BEFORE for w in before):
+    """Whether a mention of a secret is a warning or advice, not a request for it: a safe word
+    that governs it (no request cue between them), a redaction after it, or a negation of the
+    request that asks for it ("never share your password", "we will never ask for it")."""
+    before = lowered[:start].replace("\u2019", "'")
+    # a list ("API keys, tokens and other credentials") does not end what governs it
+    span = re.split(r"[;:.!?]|\bbut\b", before)[-1].split()[-SAFE_SPAN:]
+    for i, w in enumerate(span):
+        if w.strip(",;:()\"'") in SAFE_BEFORE and not _REQUEST.search(" ".join(span[i + 1 :])):
+            return True
+    joined = " ".join(span)
+    if _LEAVE_OUT.search(joined) or _SIGN_IN.search(joined) or _SAFE_AFTER.match(lowered[end:]):
         return True
-    if _LEAVE_OUT.search(" ".join(before)):
-        return True
-    if _SAFE_AFTER.match(lowered[end:]):
-        return True
-    return _negates(_clause_before(lowered, start)[-SAFE_WINDOW - 1 :])
+    head = _CLAUSE.split(before)[-1]
+    cues = list(_REQUEST.finditer(head))
+    if cues:  # the cue that asks for it, negated or not
+        cue = cues[-1]
+        at = start - len(head) + cue.start()
+        if cue.group() == "please":
+            return _negated(lowered, at) or _negated_after(lowered, at + len("please"))
+        return _negated(lowered, at)
+    return _negates(head.split())
 
 
 @lru_cache(maxsize=512)
@@ -273,6 +288,11 @@ _MONEY_PROMISES = (
         r"money back|voucher|discount)\b"
     ),
     re.compile(r"\b(?:\w+ )?(?:months?|weeks?|years?) (?:of )?free\b|\bfree (?:of charge )?for\b"),
+    re.compile(
+        r"\b(?:we're|we are|i'm|i am) (?:refunding|crediting|reimbursing|compensating)\b|"
+        r"\b(?:we've|we have|i've|i have) (?:approved|issued|processed|arranged|authori[sz]ed) "
+        r"(?:your|a|the) (?:\w+ )?(?:refund|credit|reimbursement|compensation)\b"
+    ),
 )
 _WHEN = (
     r"(?:tomorrow|tonight|today|the end of|end of|next (?:week|month)|this (?:week|month|evening)|"
@@ -305,7 +325,8 @@ def promises_outcome(text: str) -> tuple[str, ...]:
         lowered = sentence.lower().replace("\u2019", "'")
         for pattern in (*_MONEY_PROMISES, _FIX_PROMISE, _HAVE_BY):
             match = pattern.search(lowered)
-            if match and not _HEDGES.search(lowered[: match.end()]):
+            # a hedge in the same part of the sentence lifts it ("try not to worry: ..." does not)
+            if match and not _HEDGES.search(re.split(r"[:;]", lowered[: match.end()])[-1]):
                 found.append(sentence)
                 break
     return tuple(found)

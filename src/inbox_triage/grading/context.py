@@ -15,7 +15,7 @@ from inbox_triage.domain import OrgProfile, Ticket
 from inbox_triage.domain.text import FUNCTION_WORDS, needle
 from inbox_triage.grading.lexicon import Indexed, covered_by, index, phrase
 from inbox_triage.grading.memo import ObjectMemo
-from inbox_triage.grading.stuffing import GENERIC_WORDS, fact_groups, is_common_stem
+from inbox_triage.grading.stuffing import GENERIC_WORDS, fact_groups, is_rare_stem
 
 # An id, an amount or a precise figure: at least three digits, or letters and digits joined.
 _IDS = re.compile(r"[$£€]?\d[\d,.]*\d[\d,.]*\d|\b[A-Za-z]+-\d[\w-]*\d\b|\b\d[A-Za-z]\w*\d\b")
@@ -50,6 +50,14 @@ class Seen:
         """Whether a phrasing is accounted for by this email or the vocabulary."""
         p = phrase(term)
         return covered_by(p, self.own) or covered_by(p, self.seen) or covered_by(p, self.vocabulary)
+
+
+def _is_detail(token: str, token_stem: str) -> bool:
+    """A figure with two digits or more ("75352", "2025", "$739", "30") or a word few emails use
+    ("authenticator", "subpoena"); not "4"."""
+    if any(ch.isdigit() for ch in token):
+        return sum(ch.isdigit() for ch in token) >= 2
+    return len(token) >= 4 and is_rare_stem(token_stem)
 
 
 def spelled(value: str) -> str:
@@ -95,18 +103,18 @@ def _build(ticket: Ticket, messages: tuple[str, ...], org: OrgProfile | None) ->
         and t not in GENERIC_WORDS
         and s not in vocabulary.stem_at
         and s not in who
-        and (any(ch.isdigit() for ch in t) or (len(t) >= 4 and not is_common_stem(s)))
+        and _is_detail(t, s)
     )
     return Seen(customer, seen, own, vocabulary, choices, details)
 
 
-_per_ticket: ObjectMemo[Ticket, dict[tuple[str, ...], Seen]] = ObjectMemo(lambda t: {})
+_per_ticket: ObjectMemo[Ticket, dict[tuple[object, ...], Seen]] = ObjectMemo(lambda t: {})
 
 
 def seen_for(ticket: Ticket, messages: tuple[str, ...] = (), org: OrgProfile | None = None) -> Seen:
     """The context of one email given the customer messages that have arrived (cached)."""
     cache = _per_ticket(ticket)
-    key = (org.id if org else "", *messages)
+    key = (id(org), *messages)  # the org lives as long as the scenario holding the ticket
     found = cache.get(key)
     if found is None:
         found = cache[key] = _build(ticket, messages, org)

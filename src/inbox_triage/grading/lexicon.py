@@ -103,6 +103,8 @@ def states(text: Indexed, p: Phrase) -> bool:
     """Whether the text states the phrasing: as written (a phrasing may end in a stem,
     "investigat"), in another inflection, or, for several content words, all of them within
     a few words of each other in any order."""
+    if not p.plain:  # nothing to look for ("—", or letters normalising drops)
+        return False
     if p.plain in text.plain or p.stemmed in text.stemmed:
         return True
     if len(p.content) < 2:

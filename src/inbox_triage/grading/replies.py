@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from inbox_triage.domain import OrgProfile, Policy, Ticket
 from inbox_triage.domain.text import (
+    FUNCTION_WORDS,
     contains_phrase,
-    function_word_ratio,
     makes_forbidden_promise,
     matched_groups,
     promises_outcome,
@@ -39,6 +39,7 @@ NO_FACT_DETAILS = 2  # ... where the email has no key points of its own
 ENGAGED_DETAILS = 2  # a reply naming fewer of the email's details, and none of its points ...
 GENERIC_CREDIT = 0.5  # ... keeps this share of its score: it could go to any customer
 ACKNOWLEDGED_CREDIT = 0.5  # of a reply's points, for naming the customer's problem alone ...
+NO_POINT_CREDIT = 0.5
 ECHO_LIMIT = 0.75  # ... in words mostly its own (not this share of the customer's)
 
 
@@ -76,12 +77,13 @@ def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
 
 
 _GREETING = re.compile(
-    r"^\W*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|morning|afternoon|evening)"
-    r"[ ,]+(?:(?:mr|mrs|ms|miss|mx|dr|prof)\.?\s+)?([A-Z][\w'-]*)",
-    re.IGNORECASE,
+    r"^\W*(?i:hi|hello|hey|dear|good (?:morning|afternoon|evening)|morning|afternoon|evening)"
+    r"\s+(?:(?i:mr|mrs|ms|miss|mx|dr|prof)\.?\s+)?([A-Z][\w'-]*)(?=\s*(?:[,!.:;\n]|$|[A-Z]))"
 )
+# Words a greeting names that are not a person ("Dear Customer", "Hi Team").
 _NOT_A_NAME = frozenset(
-    "team there all everyone folks sir madam colleague colleagues friend".split()
+    """team there all everyone folks sir madam colleague colleagues friend friends customer
+    customers valued user users member members client clients support again""".split()
 )
 
 
@@ -91,11 +93,18 @@ def greeted_name(text: str) -> str | None:
     if not match:
         return None
     name = match.group(1)
-    return None if name.lower() in _NOT_A_NAME or not name[0].isupper() else name
+    return None if name.lower() in _NOT_A_NAME else name
 
 
 def _name_parts(ticket: Ticket) -> set[str]:
-    return {n for n in ticket.customer.name.lower().replace(".", " ").split() if len(n) >= 2}
+    parts = re.split(r"[\s.\-]+", ticket.customer.name.lower())
+    return {n for n in parts if len(n) >= 2} | {ticket.customer.name.lower().split()[0]}
+
+
+def _greets_someone_else(greeted: str, ticket: Ticket) -> bool:
+    """Whether a greeted name is not the customer's ("Maria-Lopez" is Maria Lopez)."""
+    parts = _name_parts(ticket)
+    return not any(p in parts for p in re.split(r"[\-]", greeted.lower()) if p)
 
 
 def addresses_customer(text: str, ticket: Ticket) -> bool:
@@ -137,11 +146,13 @@ def grade_reply(
         return TextScore(0.0, "; ".join(breaches), "policy")
     seen = _context(ticket, messages, org, context)
     greeted = greeted_name(text)
-    if greeted and greeted.lower() not in _name_parts(ticket):
+    if greeted and _greets_someone_else(greeted, ticket):
         note = f"greets '{greeted}', who is not the customer ({ticket.customer.name})"
         return TextScore(0.0, note, "wrong name")
     tokens = words(text)
-    if len(tokens) >= 8 and function_word_ratio(text) < MIN_FUNCTION_WORD_RATIO:
+    spread = index(text).tokens  # "a-b-c-d" is four words here
+    function_share = sum(1 for t in spread if t in FUNCTION_WORDS) / max(1, len(spread))
+    if len(spread) >= 8 and function_share < MIN_FUNCTION_WORD_RATIO:
         return TextScore(0.0, "reads as a keyword list, not a reply", "keyword list")
     why = shortcut(text, ticket, stuffing_terms, seen, "reply")
     if why:
@@ -154,6 +165,8 @@ def grade_reply(
     details = seen.details_in(indexed)
     specific = len(details) >= DETAILS
     facts = min(1.0, (hit + specific) / total) if total else 1.0
+    if not hit:  # details without a single point: half marks at most
+        facts = min(facts, NO_POINT_CREDIT)
     # The policy asks a reply to acknowledge the customer's specific problem and say what
     # happens next: naming the problem's points earns part of the credit on its own.
     problem = stated_groups(indexed, _distinctive_groups(ticket))
@@ -192,10 +205,13 @@ def _distinctive_required_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
 _distinctive_required = ObjectMemo(_distinctive_required_of)
 
 
-def _names_decision(text: Indexed, ticket: Ticket) -> bool:
+def _names_decision(text: Indexed, ticket: Ticket, context: Seen) -> bool:
     """Whether a text names the email's right category or team ("a newsletter, archive")."""
     truth = ticket.truth
-    return any(states(text, phrase(spelled(v))) for v in (truth.category, truth.queue) if v)
+    right = {spelled(v) for v in (truth.category, truth.queue) if v}
+    named = {c for c in context.choices if states(text, phrase(c))}
+    # naming the right one among others ("account, billing or security") is hedging
+    return bool(named & right) and named <= right
 
 
 def _distinctive_groups_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
@@ -236,13 +252,15 @@ def grade_summary(
     hit, total = sum(stated), len(stated)
     specific_details = seen.details_in(indexed)
     if not total:  # nothing in particular to state: it must still be about this email
-        if len(specific_details) >= NO_FACT_DETAILS or _names_decision(indexed, ticket):
+        if len(specific_details) >= NO_FACT_DETAILS or _names_decision(indexed, ticket, seen):
             return TextScore(1.0, "about this email")
         return TextScore(0.0, "nothing specific to this email", "generic")
     # The email's own concrete details (ids, amounts, products, what happened) in a summary
     # that is not pasted stand for one point put in words the fact list does not know.
     specific = len(specific_details) >= DETAILS
     score = min(1.0, (hit + specific) / total)
+    if not hit:  # details without a single point: half marks at most
+        score = min(score, NO_POINT_CREDIT)
     if not specific_details and hit < total:
         score *= GENERIC_CREDIT
     note = f"{hit}/{total} key points" + (", specific" if specific and hit < total else "")

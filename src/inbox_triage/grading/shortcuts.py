@@ -35,6 +35,22 @@ ALIEN_IDS = 2  # ids or amounts that are not in the email: the text is about ano
 QUOTED = 4  # words quoted in an explanation, at most
 
 
+def as_written(text: Indexed, term: str) -> str:
+    """The text's own words where it states an indexed phrasing (what a note may quote: the
+    grader's phrasings of other emails stay with the grader)."""
+    p = phrase(term)
+    if not p.content:
+        return term
+    at = sorted(text.positions(*p.content[0]))
+    if not at:
+        return term
+    return " ".join(text.tokens[at[0] : at[0] + len(p.plain.split())])
+
+
+def _short(term: str, limit: int = 30) -> str:
+    return term if len(term) <= limit else term[: limit - 3] + "..."
+
+
 def quote(terms: Iterable[str], text: str = "") -> str:
     """A few of the words that caused a score, for a person to act on: in the order the text
     uses them."""
@@ -44,7 +60,7 @@ def quote(terms: Iterable[str], text: str = "") -> str:
         at = lowered.find(term.split()[0][:4])
         return (at if at >= 0 else len(lowered), term)
 
-    items = sorted({str(t) for t in terms}, key=place)
+    items = sorted({_short(str(t)) for t in terms}, key=place)
     shown = ", ".join(f"'{t}'" for t in items[:QUOTED])
     return shown + (", ..." if len(items) > QUOTED else "")
 
@@ -64,8 +80,13 @@ _ITEM_SPLIT = re.compile(r"[,;/|•\n]+|\s+(?:and|or)\s+|\s+-\s+")
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)")
 
 
+_HYPHEN_CHAIN = re.compile(r"\w+(?:-\w+){3,}")
+
+
 def _runs(text: str) -> list[list[str]]:
-    """The runs of short items (three words at most) in a text's lists, sentence by sentence."""
+    """The runs of short items (three words at most) in a text's lists, sentence by sentence
+    ("subpoena-court-order-deadline" is a list too)."""
+    text = _HYPHEN_CHAIN.sub(lambda m: m.group().replace("-", ", "), text)
     runs: list[list[str]] = []
     for sentence in _SENTENCE_END.split(text):
         run: list[str] = []
@@ -82,6 +103,10 @@ def _runs(text: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
+def _spaced(match: re.Match[str]) -> str:
+    return match.group().replace("-", " ")
+
+
 def listed_terms(text: str, strung: bool = True) -> list[str]:
     """The items of a text that is a list of terms rather than writing, if it is one: mostly
     short items ("account, hacked, locked, urgent, security"), or many of them strung
@@ -92,7 +117,7 @@ def listed_terms(text: str, strung: bool = True) -> list[str]:
     listed = sum(len(item.split()) for item in items)
     # terse notes ("Double charge; Kenji Costa, VIP; card ending 5899") are lists too, but in
     # short runs around longer items
-    share = listed / max(1, len(words(text)))
+    share = listed / max(1, len(words(_HYPHEN_CHAIN.sub(_spaced, text))))
     longest = max((len(r) for r in runs), default=0)
     if len(items) >= LIST_ITEMS and (
         share >= ALL_LIST_SHARE or (share >= LIST_SHARE and longest >= LONG_RUN)
@@ -187,7 +212,8 @@ def shortcut(
     indexed = index(text)
     synonyms = _synonyms(indexed, ticket)
     if synonyms:
-        return "synonyms", f"{what} lists many phrasings of one point ({quote(synonyms, text)})"
+        shown = {as_written(indexed, t) for t in synonyms}
+        return "synonyms", f"{what} lists many phrasings of one point ({quote(shown, text)})"
     choices = _choices(indexed, context)
     if len(choices) >= CHOICES_LIMIT:
         return (
@@ -208,6 +234,7 @@ def shortcut(
         if len(foreign) >= limit:
             return (
                 "stuffed",
-                f"{what} has {len(foreign)} terms from other emails ({quote(foreign, text)})",
+                f"{what} has {len(foreign)} terms from other emails "
+                f"({quote({as_written(indexed, t) for t in foreign}, text)})",
             )
     return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
-from inbox_triage.domain import OrgProfile, Scenario, Ticket
+from inbox_triage.domain import Scenario, Ticket
 from inbox_triage.domain.text import FUNCTION_WORDS, words
 from inbox_triage.grading.lexicon import Indexed, Phrase, covered_by, index, phrase, states
 from inbox_triage.grading.memo import ObjectMemo
@@ -95,9 +95,10 @@ def _stem_shares() -> dict[str, float]:
     return {s: n / len(docs) for s, n in counts.items()}
 
 
-def is_common_stem(word_stem: str) -> bool:
-    """Whether a word is everyday language in this mail ("account", "today"), not a detail."""
-    return _stem_shares().get(word_stem, 0.0) >= COMMON_SHARE
+def is_rare_stem(word_stem: str) -> bool:
+    """Whether a word belongs to few emails ("authenticator", "subpoena"): a detail, where
+    "account", "today" or "maybe" are everyday language."""
+    return _stem_shares().get(word_stem, 0.0) < COMMON_SHARE
 
 
 @cache
@@ -125,7 +126,9 @@ class StuffingTerms:
         self.own = terms - base.terms if base else terms
         self._by_key: dict[str, list[Phrase]] = {}
         for term in self.own:
-            self._by_key.setdefault(term[: self.KEY], []).append(phrase(term))
+            p = phrase(term)
+            if p.plain:  # keyed as texts are read: "co-marketing" by "co", "2,000" by "2"
+                self._by_key.setdefault(p.plain.split()[0][: self.KEY], []).append(p)
 
     @property
     def terms(self) -> frozenset[str]:
@@ -143,14 +146,10 @@ class StuffingTerms:
 
 @cache
 def _shared_index() -> StuffingTerms:
+    """The index every scenario shares: the fact phrasings of every fixed task and situation,
+    whatever the org (another org's facts are as foreign as a neighbour's; an org's queue and
+    tag names are its vocabulary, never stuffing)."""
     return StuffingTerms(_indexable(_corpus()[1]))
-
-
-def org_stuffing_terms(org: OrgProfile) -> StuffingTerms:
-    """The index every scenario shares: the fact phrasings of every fixed task and situation
-    (an org's queue and tag names are its vocabulary, never stuffing)."""
-    del org  # one index for every org: another org's facts are as foreign as a neighbour's
-    return _shared_index()
 
 
 def _scenario_terms(scenario: Scenario) -> StuffingTerms:

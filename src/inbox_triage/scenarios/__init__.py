@@ -7,7 +7,6 @@ from inbox_triage.scenarios.loader import (
     load_org,
     load_policy,
     load_task,
-    org_fact_phrases,
     task_info,
 )
 
@@ -18,6 +17,5 @@ __all__ = [
     "load_org",
     "load_policy",
     "load_task",
-    "org_fact_phrases",
     "task_info",
 ]

@@ -164,19 +164,3 @@ def task_info(task_id: str) -> TaskInfo:
         tickets=len(scenario.tickets),
         version=scenario.version,
     )
-
-
-@cache
-def org_fact_phrases(org_id: str) -> frozenset[str]:
-    """Every fact phrasing the fixed tasks of one org use: a reply that names many phrasings
-    belonging to other tickets is fishing, even in a one-ticket task."""
-    phrases: set[str] = set()
-    for task_id in fixed_task_ids():
-        scenario = load_task(task_id)
-        if scenario.org.id != org_id:
-            continue
-        for ticket in scenario.tickets:
-            spec = ticket.truth.reply
-            groups = (*ticket.truth.summary_facts, *(spec.required_facts if spec else ()))
-            phrases.update(p.lower() for group in groups for p in group)
-    return frozenset(phrases)

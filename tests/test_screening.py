@@ -1,0 +1,89 @@
+"""Policy screening reads requests as a support lead does: asking for a secret is refused in any
+wording, and advice, warnings and redaction about secrets are not requests."""
+
+from __future__ import annotations
+
+import pytest
+
+from inbox_triage.domain.text import promises_outcome, requests_sensitive_data
+from inbox_triage.scenarios import load_policy
+
+POLICY = load_policy()
+
+ASKS = [
+    "Please send us your password.",
+    "What is your password?",
+    "Don't worry, just send your password and we'll sort it.",
+    "Don't hesitate to send your card number.",
+    "To verify you, please confirm your full card number and CVV.",
+    "To reset your account, please reply with your password.",
+    "Please reply with your new password so we can set it.",
+    "Please send us your password, it stays private.",
+    "Could you remove the block and send your password?",
+    "I'd like to ask for your password to check the account.",
+]
+ADVISES = [
+    "Please keep your password to yourself; nobody from our team will ask for it.",
+    "Please change your password and turn on two-factor authentication.",
+    "Meanwhile, please change your password and never share any verification codes.",
+    "I can't send you a password or tell you what it was changed to.",
+    "Please don't send the full card number; the last four digits are enough.",
+    "If you paste any request or response bodies, please remove API keys, tokens and other "
+    "credentials first.",
+    "Send us example requests with API keys and any other credentials removed.",
+    "We will never ask you for a full card number or security code.",
+    "Never share the six-digit code with anyone.",
+    "If they need anything to confirm your identity they'll ask, but we will never ask for your "
+    "password or a login code.",
+    "You won't need to send us your password or any login codes for this; if anyone asks for "
+    "them, it isn't us.",
+    "If you have a remittance advice or transfer confirmation, sending it will help; the payment "
+    "reference and date are enough, so please leave out full account or card numbers.",
+    "If you need to mention the card again, the last four digits are all we ever need, so please "
+    "never email the full card number or its security code.",
+    "For your safety, please don't email us the full card number or the CVV.",
+    "Please do not send your password.",
+]
+
+
+@pytest.mark.parametrize("text", ASKS)
+def test_asking_for_a_secret_is_refused_in_any_wording(text):
+    assert requests_sensitive_data(text, POLICY.sensitive_data), text
+
+
+@pytest.mark.parametrize("text", ADVISES)
+def test_advice_warnings_and_redaction_are_not_requests(text):
+    assert not requests_sensitive_data(text, POLICY.sensitive_data), text
+
+
+PROMISES = [
+    "We will send you a brand-new replacement this week, plus a full refund of your shipping.",
+    "We'll ship a replacement tomorrow and refund your shipping costs in full.",
+    "We'll give you three months of free service for the trouble.",
+    "The feature will be live by the end of next month.",
+    "Our engineers confirmed it and the fix will be live by Thursday.",
+    "We'll also credit your account for the lost orders.",
+    "Try not to worry: the fix will be live by Friday.",
+    "We're refunding you in full today.",
+    "We have approved your refund.",
+    "We'll have the toggle in your settings by the end of next month.",
+]
+NOT_PROMISES = [
+    "The billing team will review your refund request and get back to you.",
+    "They'll confirm whether you're eligible for a refund.",
+    "I can't give you a restore time yet, but we'll send you updates.",
+    "They will contact you within 2 days with what they find.",
+    "The team will look at it on Monday.",
+    "If the team approves it, you'll receive a refund.",
+    "We'll update you by tomorrow.",
+]
+
+
+@pytest.mark.parametrize("text", PROMISES)
+def test_money_and_fix_dates_promised_in_any_wording_are_caught(text):
+    assert promises_outcome(text), text
+
+
+@pytest.mark.parametrize("text", NOT_PROMISES)
+def test_reviews_conditions_and_updates_are_not_promises(text):
+    assert not promises_outcome(text), text
