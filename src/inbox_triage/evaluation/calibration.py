@@ -66,17 +66,27 @@ def load_set(folder: Path = DEFAULT_SET) -> list[Text]:
         raise CalibrationError(f"no calibration set at {folder}")
     texts: list[Text] = []
     for path in sorted(folder.glob("batch_*.json")):
-        for entry in json.loads(path.read_text(encoding="utf-8")):
-            ref = tuple(sorted(entry["ref"].items()))
-            for t in entry["texts"]:
-                if t["field"] not in FIELDS:
-                    raise CalibrationError(
-                        f"{path.name}: field {t['field']!r} is not one of {FIELDS}"
-                    )
-                texts.append(Text(ref, t["field"], t["kind"], t["judgement"], t["why"], t["text"]))
+        try:
+            texts.extend(_texts_of(json.loads(path.read_text(encoding="utf-8"))))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise CalibrationError(
+                f"{path.name}: not a calibration batch (a list of entries with a ref and texts "
+                f"of field, kind, judgement, why and text; {type(exc).__name__})"
+            ) from None
     if not texts:
         raise CalibrationError(f"no batch_*.json texts in {folder}")
     return texts
+
+
+def _texts_of(entries: list[dict[str, Any]]) -> list[Text]:
+    out: list[Text] = []
+    for entry in entries:
+        ref = tuple(sorted(entry["ref"].items()))
+        for t in entry["texts"]:
+            if t["field"] not in FIELDS:
+                raise ValueError(f"field {t['field']!r} is not one of {FIELDS}")
+            out.append(Text(ref, t["field"], t["kind"], t["judgement"], t["why"], t["text"]))
+    return out
 
 
 @cache

@@ -98,13 +98,13 @@ def greeted_name(text: str) -> str | None:
 
 def _name_parts(ticket: Ticket) -> set[str]:
     parts = re.split(r"[\s.\-]+", ticket.customer.name.lower())
-    return {n for n in parts if len(n) >= 2} | {ticket.customer.name.lower().split()[0]}
+    return {n for n in parts if len(n) >= 2} | {ticket.customer.first_name.lower()}
 
 
 def _greets_someone_else(greeted: str, ticket: Ticket) -> bool:
     """Whether a greeted name is not the customer's ("Maria-Lopez" is Maria Lopez)."""
-    parts = _name_parts(ticket)
-    return not any(p in parts for p in re.split(r"[\-]", greeted.lower()) if p)
+    parts = _name_parts(ticket) - {""}
+    return bool(parts) and not any(p in parts for p in re.split(r"[\-]", greeted.lower()) if p)
 
 
 def addresses_customer(text: str, ticket: Ticket) -> bool:
