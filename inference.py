@@ -26,13 +26,13 @@ import openai
 from inbox_triage.agents import LLMAgent, LLMConfig, make_agent
 from inbox_triage.agents.base import Agent
 from inbox_triage.agents.llm import PROTOCOLS, check_endpoint
+from inbox_triage.evaluation.provenance import git_commit
 from inbox_triage.evaluation.records import EpisodeRecord
 from inbox_triage.evaluation.runs import (
     EpisodeSpec,
     RunConfig,
     RunMismatch,
     check_server,
-    git_commit,
     run,
 )
 from inbox_triage.scenarios import fixed_task_ids

@@ -12,7 +12,7 @@ import openai
 import pytest
 
 from inbox_triage.agents import LLMAgent, LLMConfig
-from inbox_triage.agents.llm import parse_json_action, validate_action
+from inbox_triage.agents.llm_actions import parse_json_action, validate_action
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.evaluation.runs import EpisodeSpec, play
 from inbox_triage.models import TriageAction

@@ -7,24 +7,17 @@ Per-ticket scores are cached by the ticket's revision, so grading after every st
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from inbox_triage.domain import (
-    Engine,
-    Scenario,
-    Ticket,
-    TicketWork,
-    missing_for_close,
+from inbox_triage.domain import Engine, Scenario
+from inbox_triage.grading.components import (
+    COMPONENTS,
+    EXPLAIN,
+    TICKET_COMPONENTS,
+    component_applies,
 )
 from inbox_triage.grading.memo import ObjectMemo
-from inbox_triage.grading.replies import (
-    TextScore,
-    grade_info_request,
-    grade_reply,
-    grade_summary,
-    policy_breaches,
-)
+from inbox_triage.grading.replies import TextScore
 from inbox_triage.grading.stuffing import StuffingTerms, stuffing_terms_for
 
 WRAP_UP_THRESHOLD = 0.8
@@ -67,159 +60,6 @@ class Grade:
             },
             "texts": self.texts,
         }
-
-
-# A per-ticket scorer returns (score, note) or None when it does not apply to the ticket.
-TicketScorer = Callable[["Grader", Ticket, TicketWork], "tuple[float, str] | None"]
-
-
-# A right decision reached by changing one already made earns half: trying every value in turn
-# and watching the reward must not pay.
-CHANGED_DECISION_CREDIT = 0.5
-
-
-def _decision(w: TicketWork, attribute: str, truth: str | None) -> tuple[float, str]:
-    if getattr(w, attribute) != truth:
-        return 0.0, ""
-    if w.changes.get(attribute):
-        return CHANGED_DECISION_CREDIT, "right after a change"
-    return 1.0, ""
-
-
-def _priority(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    return _decision(w, "priority", t.truth.priority)
-
-
-def _category(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
-    if t.truth.category is None:
-        return None
-    return _decision(w, "category", t.truth.category)
-
-
-def _routing(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    return _decision(w, "queue", t.truth.queue)
-
-
-def _sentiment(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
-    """Against the customer's mood as it is now: ignoring or failing them sours it."""
-    if t.truth.sentiment is None:
-        return None
-    return _decision(w, "sentiment", w.mood or t.truth.sentiment)
-
-
-def _tags(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
-    wanted = set(t.truth.tags)
-    if not wanted:
-        return None
-    given = set(w.tags)
-    hit = len(wanted & given)
-    if not hit:
-        return 0.0, "no applicable tag"
-    precision, recall = hit / len(given), hit / len(wanted)
-    return 2 * precision * recall / (precision + recall), ""
-
-
-def _messages(w: TicketWork) -> tuple[str, ...]:
-    return tuple(m.body for m in w.messages)
-
-
-def _summary(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    result = grade_summary(w.summary, t, g.stuffing_terms, _messages(w), g.scenario.org)
-    return g.keep_reason("summary", t.id, result)
-
-
-def _reply(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    result = grade_reply(
-        w.reply, t, g.scenario.policy, g.stuffing_terms, _messages(w), g.scenario.org
-    )
-    return g.keep_reason("reply", t.id, result)
-
-
-def _response(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
-    if t.truth.template is None:
-        return None
-    if t.truth.template not in w.templates_sent:
-        return 0.0, "no suitable template sent"
-    if w.reply and policy_breaches(w.reply, t, g.scenario.policy):
-        return 0.0, "response text breaks policy"
-    return 1.0 / len(set(w.templates_sent)), ""
-
-
-def _info_request(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
-    if not t.truth.needs_info:
-        return None
-    result = grade_info_request(w.info_request, t, g.scenario.policy)
-    return g.keep_reason("info_request", t.id, result)
-
-
-def _review_flag(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    return float(w.flagged == t.truth.flag_review), ""
-
-
-def _resolution(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
-    """Over tickets that should be resolved and tickets the agent resolved: resolving a
-    specialist's ticket counts against it."""
-    if t.truth.resolution is None:
-        if w.resolution is None:
-            return None
-        return 0.0, "resolved a ticket that was not ours to resolve"
-    return float(w.resolution == t.truth.resolution), ""
-
-
-def _closure(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
-    """A close counts once the visible work is done and the evidence that was needed asked for."""
-    if t.truth.resolution != "close":
-        return None
-    if not w.closed:
-        return 0.0, ""
-    if missing_for_close(w):
-        return 0.0, "closed before the work was done"
-    if t.truth.needs_info and not any(m.kind == "reply" for m in w.messages):
-        return 0.0, "closed before the evidence the case needed had arrived"
-    return 1.0, ""
-
-
-def _sla(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
-    deadline = g.engine.deadline(t, t.truth.priority)
-    if deadline is None:
-        return None
-    on_time = w.handled_at is not None and w.handled_at <= deadline
-    return float(on_time and w.queue == t.truth.queue), ""
-
-
-TICKET_COMPONENTS: dict[str, TicketScorer] = {
-    "priority": _priority,
-    "category": _category,
-    "routing": _routing,
-    "sentiment": _sentiment,
-    "tags": _tags,
-    "summary": _summary,
-    "reply": _reply,
-    "response": _response,
-    "info_request": _info_request,
-    "review_flag": _review_flag,
-    "resolution": _resolution,
-    "closure": _closure,
-    "sla": _sla,
-}
-EPISODE_COMPONENTS = ("escalation", "wrap_up")
-COMPONENTS = (*TICKET_COMPONENTS, *EPISODE_COMPONENTS)
-
-_EXPLAIN = {
-    "priority": "tickets with the right priority",
-    "category": "tickets in the right category",
-    "routing": "tickets routed to the right team",
-    "sentiment": "tickets with the right sentiment",
-    "tags": "tag sets (F1 against the applicable tags)",
-    "summary": "summaries stating the key points in own words",
-    "reply": "replies with the right content and no policy breach",
-    "response": "tickets answered with a suitable template",
-    "info_request": "evidence requests asking for what the case needs",
-    "review_flag": "review flags set where policy requires and only there",
-    "resolution": "tickets resolved with the right code",
-    "closure": "tickets closed once the work was done",
-    "sla": "first responses within SLA, to the right team",
-}
 
 
 class Grader:
@@ -320,7 +160,7 @@ class Grader:
             part = self._means[name] = ComponentScore(name, mean, self.weights[name], "")
             return part
         good = sum(1 for s in scores if s >= 0.999)
-        text = f"{good} of {len(scores)} {_EXPLAIN[name]}"
+        text = f"{good} of {len(scores)} {EXPLAIN[name]}"
         if name in EXPLAINED:
             ids = [t for t in self._order if t in results]
             notes = ticket_notes(name, {t: results[t] for t in ids})
@@ -437,32 +277,10 @@ class _ScenarioFacts:
 
 def _facts_of(scenario: Scenario) -> _ScenarioFacts:
     applies = {
-        name: tuple(t.id for t in scenario.tickets if _applies(name, t, scenario))
+        name: tuple(t.id for t in scenario.tickets if component_applies(name, t, scenario))
         for name in TICKET_COMPONENTS
     }
     return _ScenarioFacts(tuple(t.id for t in scenario.tickets), applies)
 
 
 _facts_for = ObjectMemo(_facts_of)
-
-
-def _applies(name: str, ticket: Ticket, scenario: Scenario) -> bool:
-    """Whether a per-ticket component counts for a ticket nobody has touched."""
-    t = ticket.truth
-    if name == "category":
-        return t.category is not None
-    if name == "sentiment":
-        return t.sentiment is not None
-    if name == "tags":
-        return bool(t.tags)
-    if name == "response":
-        return t.template is not None
-    if name == "info_request":
-        return t.needs_info
-    if name == "resolution":
-        return t.resolution is not None
-    if name == "closure":
-        return t.resolution == "close"
-    if name == "sla":  # a deadline applies (Engine.deadline, which counts from receipt)
-        return scenario.policy.sla_for(t.priority, ticket.customer.tier) is not None
-    return True

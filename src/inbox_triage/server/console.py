@@ -27,7 +27,7 @@ from inbox_triage.evaluation.replay import (
     replay_record,
 )
 from inbox_triage.scenarios.generator import PRESETS, SPLITS, GenConfig
-from inbox_triage.scenarios.generator.generate import MAX_SIZE
+from inbox_triage.scenarios.generator.config import MAX_SIZE
 from inbox_triage.server.catalog import pack_catalog, task_catalog
 from inbox_triage.server.errors import error_response
 from inbox_triage.server.run_library import RunLibrary

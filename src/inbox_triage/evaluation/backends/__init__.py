@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from inbox_triage.agents import Agent, LLMAgent, LLMConfig, make_agent
 
 if TYPE_CHECKING:
+    from inbox_triage.evaluation.plan import EpisodeSpec
     from inbox_triage.evaluation.records import EpisodeRecord
-    from inbox_triage.evaluation.runs import EpisodeSpec
 
 BACKENDS = ("threads", "processes", "ray")
 # Agents that play in this process and only compute: processes speed them up. The llm agent
@@ -128,7 +128,7 @@ def play_chunk(
 ) -> list[EpisodeRecord]:
     """Plays episodes in this process, one after another (what a worker runs); against the
     server at ``env_url`` when given."""
-    from inbox_triage.evaluation.runs import play
+    from inbox_triage.evaluation.episode import play
 
     return [
         play(spec, agents(spec.agent), env_url, keep_trajectory=keep_trajectory) for spec in specs

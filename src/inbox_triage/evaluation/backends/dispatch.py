@@ -12,7 +12,7 @@ from inbox_triage.evaluation.backends.ray_cluster import connect, play_on_ray
 from inbox_triage.evaluation.records import EpisodeRecord, RecordWriter, RunMeta
 
 if TYPE_CHECKING:
-    from inbox_triage.evaluation.runs import AgentFactory, EpisodeSpec, RunConfig
+    from inbox_triage.evaluation.plan import AgentFactory, EpisodeSpec, RunConfig
 
 
 def play_elsewhere(

@@ -20,8 +20,8 @@ from inbox_triage.agents import Agent
 from inbox_triage.evaluation.backends import chunk_size, chunks, play_chunk
 
 if TYPE_CHECKING:
+    from inbox_triage.evaluation.plan import EpisodeSpec
     from inbox_triage.evaluation.records import EpisodeRecord
-    from inbox_triage.evaluation.runs import EpisodeSpec
 
 
 def _ignore_interrupts() -> None:

@@ -17,8 +17,8 @@ from inbox_triage.agents import Agent
 from inbox_triage.evaluation.backends import chunk_size, chunks, play_chunk
 
 if TYPE_CHECKING:
+    from inbox_triage.evaluation.plan import EpisodeSpec
     from inbox_triage.evaluation.records import EpisodeRecord
-    from inbox_triage.evaluation.runs import EpisodeSpec
 
 # A task is rerun this many times when its worker dies (a crash, a kill, a lost node).
 TASK_RETRIES = 5

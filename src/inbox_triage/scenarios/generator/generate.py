@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -22,267 +22,22 @@ from inbox_triage.domain import (
     ReplySpec,
     Scenario,
     Settings,
-    ThreadMessage,
     Ticket,
     Truth,
 )
 from inbox_triage.domain.models import CustomerLines
-from inbox_triage.scenarios.generator.data import load_entities, load_situations, mode_org
-from inbox_triage.scenarios.generator.schema import EntityPools, Family, Situation
-from inbox_triage.scenarios.loader import ScenarioError, load_policy
-
-SPLITS = ("train", "validation", "test")
-# Position of each split's share in a list cut by index mod 3, and its family indexes.
-_SPLIT_INDEX = {"test": 0, "validation": 1, "train": 2}
-MAX_SIZE = 200
-MINUTES_PER_STEP = {"triage": 10, "ticket": 5, "inbox": 5}
-
-
-@dataclass(frozen=True, slots=True)
-class GenConfig:
-    """Difficulty knobs. Rates are probabilities in [0, 1]."""
-
-    size: int = 10
-    ambiguity: float = 0.15
-    adversarial_rate: float = 0.1
-    sla_tightness: float = 0.5
-    capacity_pressure: float = 0.5
-    arrival_rate: float = 0.2
-    texture_rate: float = 0.3
-    duplicate_rate: float = 0.05
-
-    def __post_init__(self) -> None:
-        size = self.size
-        if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_SIZE:
-            raise ScenarioError(f"size must be a whole number from 1 to {MAX_SIZE}, not {size!r}")
-        for f in fields(self):
-            if f.name != "size":
-                value = getattr(self, f.name)
-                ok = isinstance(value, int | float) and not isinstance(value, bool)
-                if not ok or not 0.0 <= value <= 1.0:
-                    raise ScenarioError(f"{f.name} must be a number from 0 to 1, not {value!r}")
-                object.__setattr__(self, f.name, float(value))
-
-    def with_overrides(self, **overrides: Any) -> GenConfig:
-        known = {f.name for f in fields(self)}
-        unknown = set(overrides) - known
-        if unknown:
-            raise ScenarioError(
-                f"unknown difficulty knob(s) {sorted(unknown)} (known: {', '.join(sorted(known))})"
-            )
-        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
-
-
-PRESETS: dict[str, GenConfig] = {
-    "medium": GenConfig(),
-    "easy": GenConfig(
-        size=5,
-        ambiguity=0.0,
-        adversarial_rate=0.0,
-        sla_tightness=0.2,
-        capacity_pressure=0.0,
-        arrival_rate=0.0,
-        texture_rate=0.15,
-        duplicate_rate=0.0,
-    ),
-    "hard": GenConfig(
-        size=16,
-        ambiguity=0.3,
-        adversarial_rate=0.25,
-        sla_tightness=0.85,
-        capacity_pressure=0.9,
-        arrival_rate=0.4,
-        texture_rate=0.45,
-        duplicate_rate=0.1,
-    ),
-}
-# Inbox-mode episodes take several actions per ticket, so their presets hold fewer tickets.
-INBOX_SIZES = {"easy": 3, "medium": 5, "hard": 8}
-
-OBJECTIVES = {
-    "triage": "Triage each email: priority, category, route_to, a summary in your own words, "
-    "flag_review where policy requires, and a reply where one is due. Ask the sender for "
-    "information (request_info) when you cannot decide without it. New mail may arrive.",
-    "ticket": "Work this ticket with the tools: priority, owning team, every tag that applies, "
-    "the evidence the team needs (the customer answers), a reply, then close it.",
-    "inbox": "Work the queue: classify each ticket, respond with the right template, escalate "
-    "what a specialist must own, resolve only what you can, ask for information when needed, "
-    "and call finish when the whole shift is done. New tickets may arrive.",
-}
-
-
-def config_for(mode: str, difficulty: str, **overrides: Any) -> GenConfig:
-    if difficulty not in PRESETS:
-        raise ScenarioError(f"difficulty {difficulty!r} is not one of {', '.join(PRESETS)}")
-    config = PRESETS[difficulty]
-    if mode == "inbox":
-        config = replace(config, size=INBOX_SIZES[difficulty])
-    if mode == "ticket":
-        config = replace(config, size=1)
-    config = config.with_overrides(**overrides)
-    if mode == "ticket" and config.size != 1:
-        raise ScenarioError("ticket mode episodes hold exactly one ticket (size must be 1)")
-    return config
-
-
-# ------------------------------------------------------------------------------- entities
-@cache
-def _pool(split: str) -> EntityPools:
-    """The split's share of every entity list (every third item)."""
-    every = load_entities()
-    k = _SPLIT_INDEX[split]
-
-    def cut(items: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(items[k::3])
-
-    split_lists = (
-        "first_names",
-        "last_names",
-        "companies",
-        "cities",
-        "features",
-        "signatures",
-        "injections",
-        "follow_ups",
-        "generic_reveals",
-        "secret_compliance",
-        "reopen_messages",
-    )
-    return every.model_copy(update={name: cut(getattr(every, name)) for name in split_lists})
-
-
-def _families(situation: Situation, split: str) -> tuple[Family, ...]:
-    k = _SPLIT_INDEX[split]
-    if split == "train":
-        return situation.families[2:]
-    return (situation.families[k],)
-
-
-_MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
+from inbox_triage.scenarios.generator.config import (
+    MINUTES_PER_STEP,
+    OBJECTIVES,
+    SPLIT_INDEX,
+    SPLITS,
+    GenConfig,
+    config_for,
 )
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
-
-
-def _slots(rng: random.Random, pool: EntityPools, sender: str) -> dict[str, str]:
-    first, last = rng.choice(pool.first_names), rng.choice(pool.last_names)
-    company = rng.choice(pool.companies)
-    slug = "".join(ch for ch in company.lower() if ch.isalnum())[:18] or "mail"
-    city, country = rng.choice(pool.cities)
-    colleague_first = rng.choice(pool.first_names)
-    our_slug = pool.our_domain.split(".")[0]
-    lookalike = (
-        rng.choice(
-            [
-                our_slug.replace("o", "0", 1),
-                our_slug.replace("w", "vv", 1),
-                our_slug + "-secure",
-                our_slug + "-billing",
-            ]
-        )
-        + "."
-        + rng.choice(["com", "net", "co", "support"])
-    )
-    domain = {"internal": pool.our_domain, "lookalike": lookalike}.get(sender, slug + ".com")
-    local = {"internal": f"{first}.{last}".lower()}.get(sender, f"{first[0]}.{last}".lower())
-    amount = rng.randrange(19, 4999)
-    return {
-        "first_name": first,
-        "last_name": last,
-        "full_name": f"{first} {last}",
-        "company": company,
-        "email": f"{local}@{domain}".replace(" ", ""),
-        "product": rng.choice(pool.products),
-        "plan": rng.choice(pool.plans),
-        "amount": f"${amount:,}.{rng.randrange(0, 100):02d}",
-        "amount2": f"${rng.randrange(19, 4999):,}.00",
-        "order_id": f"ORD-{rng.randrange(10000, 99999)}",
-        "invoice_id": f"INV-{rng.choice((2025, 2026))}-{rng.randrange(1000, 9999)}",
-        "account_id": f"ACC-{rng.randrange(10000, 99999)}",
-        "tracking_id": f"1Z{rng.randrange(10**9, 10**10)}",
-        "date": f"{rng.choice(_MONTHS)} {rng.randrange(1, 29)}",
-        "weekday": rng.choice(_WEEKDAYS),
-        "time": f"{rng.randrange(7, 19):02d}:{rng.choice((0, 10, 15, 20, 30, 40, 45, 50)):02d}",
-        "city": city,
-        "country": country,
-        "seats": str(rng.choice((25, 50, 120, 300, 2000))),
-        "feature": rng.choice(pool.features),
-        "colleague": f"{colleague_first} {rng.choice(pool.last_names)}",
-        "colleague_first": colleague_first,
-        "our_company": pool.our_company,
-        "our_domain": pool.our_domain,
-        "lookalike_domain": lookalike,
-        "sender_domain": domain,
-        "card_last4": f"{rng.randrange(0, 10000):04d}",
-        "case_number": f"{rng.randrange(20, 27)}-CV-{rng.randrange(1000, 99999):05d}",
-        "days": str(rng.choice((3, 5, 7, 10))),
-    }
-
-
-def _fill(text: str, slots: dict[str, str]) -> str:
-    return text.format_map(slots)
-
-
-# ------------------------------------------------------------------------------- texture
-def _typos(rng: random.Random, text: str, count: int) -> str:
-    """Swaps two letters inside a few plain lower-case words (never ids, names or numbers)."""
-    words = text.split(" ")
-    candidates = [i for i, w in enumerate(words) if len(w) > 4 and w.isalpha() and w.islower()]
-    for i in rng.sample(candidates, min(count, len(candidates))):
-        w = words[i]
-        j = rng.randrange(1, len(w) - 2)
-        words[i] = w[:j] + w[j + 1] + w[j] + w[j + 2 :]
-    return " ".join(words)
-
-
-def _texture(
-    rng: random.Random,
-    rate: float,
-    subject: str,
-    body: str,
-    slots: dict[str, str],
-    pool: EntityPools,
-) -> tuple[str, str, list[ThreadMessage]]:
-    thread: list[ThreadMessage] = []
-    if rng.random() < rate:
-        body = _typos(rng, body, rng.randrange(1, 4))
-    if rng.random() < rate / 3:
-        subject = subject.upper()
-        if rng.random() < 0.5:
-            body = body.upper()
-    if rng.random() < rate:
-        body = body.rstrip() + "\n\n" + _fill(rng.choice(pool.signatures), slots)
-    if rng.random() < rate / 2:
-        earlier = ThreadMessage(
-            sender=f"support@{pool.our_domain}",
-            body=f"Thanks for contacting {pool.our_company}. We have received your message.",
-            minutes_ago=rng.randrange(600, 5000),
-        )
-        thread.append(earlier)
-        body = (
-            body.rstrip()
-            + f"\n\nOn {slots['date']}, {pool.our_company} Support wrote:\n> "
-            + earlier.body
-        )
-    if rng.random() < rate / 3:
-        subject = "Fwd: " + subject
-        body = (
-            f"Forwarding this from {slots['colleague']}, can you take it?\n\n"
-            f"---------- Forwarded message ---------\nFrom: {slots['full_name']} "
-            f"<{slots['email']}>\nSubject: {subject[5:]}\n\n{body}"
-        )
-    return subject, body, thread
+from inbox_triage.scenarios.generator.data import load_entities, load_situations, mode_org
+from inbox_triage.scenarios.generator.schema import EntityPools, Situation
+from inbox_triage.scenarios.generator.texts import families, fill, pool_for, slots_for, texture
+from inbox_triage.scenarios.loader import ScenarioError, load_policy
 
 
 # ------------------------------------------------------------------------------- truth
@@ -294,7 +49,7 @@ def _bump(priority: str, tier: str) -> str:
 def _facts(
     groups: tuple[tuple[str, ...], ...], slots: dict[str, str]
 ) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(_fill(p, slots) for p in group) for group in groups)
+    return tuple(tuple(fill(p, slots) for p in group) for group in groups)
 
 
 def _truth(
@@ -377,18 +132,18 @@ class _Draft:
 def _draft(
     rng: random.Random, mode: Mode, split: str, config: GenConfig, situation: Situation
 ) -> _Draft:
-    pool = _pool(split)
-    slots = _slots(rng, pool, situation.sender)
-    family_index = rng.randrange(len(_families(situation, split)))
-    family = _families(situation, split)[family_index]
-    subject = _fill(rng.choice(family.subjects), slots)
-    body = _fill(rng.choice(family.bodies), slots)
-    subject, body, thread = _texture(rng, config.texture_rate, subject, body, slots, pool)
+    pool = pool_for(split)
+    slots = slots_for(rng, pool, situation.sender)
+    family_index = rng.randrange(len(families(situation, split)))
+    family = families(situation, split)[family_index]
+    subject = fill(rng.choice(family.subjects), slots)
+    body = fill(rng.choice(family.bodies), slots)
+    subject, body, thread = texture(rng, config.texture_rate, subject, body, slots, pool)
     if situation.sender == "customer" and rng.random() < config.adversarial_rate:
         injection = rng.choice(pool.injections)
         body = body.rstrip() + "\n\n" + injection
     tier = rng.choice(situation.tiers) if situation.sender == "customer" else "standard"
-    global_family = _SPLIT_INDEX[split] if split != "train" else 2 + family_index
+    global_family = SPLIT_INDEX[split] if split != "train" else 2 + family_index
     reply = CustomerReply(
         body=_answer(rng, situation, global_family, slots, pool),
         delay_minutes=situation.reveal.delay_minutes if situation.reveal else 20,
@@ -408,7 +163,7 @@ def _draft(
         "body": body,
         "thread": tuple(thread),
         "customer_reply": reply,
-        "follow_up": _fill(situation.follow_up, slots) if situation.follow_up else None,
+        "follow_up": fill(situation.follow_up, slots) if situation.follow_up else None,
     }
     return _Draft(situation, ticket, _truth(mode, situation, tier, slots, duplicate=False), slots)
 
@@ -424,11 +179,11 @@ def _answer(
     splits stay apart), or the evidence the case needs with a reference to look up."""
     if situation.reveal is not None:
         bodies = situation.reveal.bodies
-        return _fill(bodies[global_family % len(bodies)], slots)
+        return fill(bodies[global_family % len(bodies)], slots)
     wanted = situation.handling.info_keywords[:2] or ("details",)
     reference = rng.choice((slots["order_id"], slots["invoice_id"], slots["account_id"]))
     return (
-        _fill(rng.choice(pool.generic_reveals), slots)
+        fill(rng.choice(pool.generic_reveals), slots)
         + " I have attached the "
         + " and the ".join(wanted)
         + f"; the reference is {reference}."
@@ -443,7 +198,7 @@ def _second_issue(
     if situation.sender != "customer" or not others:
         return body
     other = rng.choice(others)
-    sentences = _fill(rng.choice(_families(other, split)).bodies[0], slots).split(". ")
+    sentences = fill(rng.choice(families(other, split)).bodies[0], slots).split(". ")
     extra = max(sentences[:3], key=len).strip().rstrip(".")
     return body.rstrip() + f"\n\nP.S. Unrelated, but while I'm writing: {extra}."
 
@@ -451,7 +206,7 @@ def _second_issue(
 def _duplicate(rng: random.Random, mode: Mode, original: _Draft, split: str) -> _Draft:
     """The same customer writing again about the same thing."""
     body = (
-        rng.choice(_pool(split).follow_ups)
+        rng.choice(pool_for(split).follow_ups)
         + "\n\n(my earlier message)\n> "
         + original.ticket["body"].strip().splitlines()[0]
     )
@@ -623,7 +378,7 @@ def _build(
     )
     org = mode_org(mode)
     settings = settings_for(mode, tickets, org.unlimited_queues, config.capacity_pressure)
-    pool = _pool(split)
+    pool = pool_for(split)
     return Scenario(
         id=f"{mode}/generated",
         version=1,
