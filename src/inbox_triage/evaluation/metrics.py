@@ -136,16 +136,16 @@ def text_zero_shares(records: Sequence[EpisodeRecord]) -> dict[str, float]:
     """Per "component: reason" (``summary: stuffed``), the share of that component's graded
     texts that scored 0 for that reason: which shortcut, or which gap, costs an agent most."""
     graded: dict[str, int] = defaultdict(int)
-    zeros: dict[str, int] = defaultdict(int)
+    zeros: dict[tuple[str, str], int] = defaultdict(int)
     for record in records:
         for component, counts in record.texts.items():
             graded[component] += int(counts.get("graded", 0))
             for reason, n in (counts.get("zeros") or {}).items():
-                zeros[f"{component}: {reason}"] += int(n)
+                zeros[component, reason] += int(n)
     return {
-        key: n / graded[key.split(":", 1)[0]]
-        for key, n in sorted(zeros.items())
-        if graded[key.split(":", 1)[0]]
+        f"{component}: {reason}": n / graded[component]
+        for (component, reason), n in sorted(zeros.items())
+        if graded[component]
     }
 
 

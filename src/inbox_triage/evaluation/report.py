@@ -73,6 +73,10 @@ def _num(value: float | None) -> str:
     return DASH if value is None else f"{value:.3f}"
 
 
+def _percent(value: float | None) -> str:
+    return DASH if value is None else f"{100 * value:.1f}%"
+
+
 def _largest_k(summaries: Sequence[AgentSummary]) -> int:
     return max((max(s.pass_hat, default=1) for s in summaries), default=1)
 
@@ -102,25 +106,14 @@ def _tables(summaries: Sequence[AgentSummary]) -> list[TableData]:
     modes = sorted({m for s in ordered for m in s.per_mode})
     components = sorted({c for s in ordered for c in s.per_component})
     reasons = sorted({r for s in ordered for r in s.text_zeros})
-    zeros: list[TableData] = []
-    if reasons:
-        zeros.append(
-            (
-                "Texts scoring 0, by reason (share of that component's texts)",
-                ["Reason", *labels],
-                [
-                    [
-                        r,
-                        *(
-                            f"{100 * s.text_zeros[r]:.1f}%" if r in s.text_zeros else DASH
-                            for s in ordered
-                        ),
-                    ]
-                    for r in reasons
-                ],
-                1,
-            )
+    zeros: list[TableData] = [
+        (
+            "Texts scoring 0, by reason (share of that component's texts)",
+            ["Reason", *labels],
+            [[r, *(_percent(s.text_zeros.get(r)) for s in ordered)] for r in reasons],
+            1,
         )
+    ]
     return [
         ("Overall", header, rows, 2),
         (
@@ -141,7 +134,7 @@ def _tables(summaries: Sequence[AgentSummary]) -> list[TableData]:
             [[c, *(_num(s.per_component.get(c)) for s in ordered)] for c in components],
             1,
         ),
-        *zeros,
+        *(zeros if reasons else []),
     ]
 
 
