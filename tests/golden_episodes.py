@@ -4,7 +4,8 @@
 code as it is: for every episode of ``EPISODES`` (all three modes, fixed and generated tasks,
 the built-in agents and a garbling one that makes refused actions), a short hash of every
 observation field over the episode's steps, of the actions, rewards, final grade and state.
-``tests/test_equivalence.py`` replays them and compares. The file was written before the engine
+``tests/test_equivalence.py`` replays them and compares. Generator v1's episodes
+(``MODE/generated@v1``) were recorded before v2 existed and must never move. The file was written before the engine
 and the wire were made lean, so any change to an observation, a reward or a grade shows up as
 the field whose hash moved.
 """
@@ -83,21 +84,22 @@ def episodes() -> Iterator[dict[str, Any]]:
         for agent in AGENTS:
             for seed in (0, 1) if agent in ("random", "garbling") else (0,):
                 yield {"agent": agent, "task": task, "seed": seed, "reset": {}}
-    for i, (mode, difficulty) in enumerate(
-        (m, d) for m in ("triage", "ticket", "inbox") for d in DIFFICULTIES
-    ):
-        for seed in range(4):
-            split = SPLITS[(i + seed) % 3]
-            for agent in GENERATED_AGENTS:
-                yield {
-                    "agent": agent,
-                    "task": f"{mode}/generated",
-                    "seed": seed,
-                    "reset": {"split": split, "difficulty": difficulty},
-                }
-    for seed, knobs in enumerate(({"size": 12}, {"size": 20, "ambiguity": 0.6})):
-        for agent in ("heuristic", "garbling"):
-            yield {"agent": agent, "task": "triage/generated", "seed": seed, "reset": knobs}
+    for generated in ("generated@v1", "generated"):  # generator v1, pinned, and the newest
+        for i, (mode, difficulty) in enumerate(
+            (m, d) for m in ("triage", "ticket", "inbox") for d in DIFFICULTIES
+        ):
+            for seed in range(4):
+                split = SPLITS[(i + seed) % 3]
+                for agent in GENERATED_AGENTS:
+                    yield {
+                        "agent": agent,
+                        "task": f"{mode}/{generated}",
+                        "seed": seed,
+                        "reset": {"split": split, "difficulty": difficulty},
+                    }
+        for seed, knobs in enumerate(({"size": 12}, {"size": 20, "ambiguity": 0.6})):
+            for agent in ("heuristic", "garbling"):
+                yield {"agent": agent, "task": f"triage/{generated}", "seed": seed, "reset": knobs}
 
 
 def play(

@@ -48,11 +48,11 @@ def test_the_set_is_large_and_spans_modes_difficulties_splits_and_fixed_tasks():
     emails = json.loads((CALIBRATION / "emails.json").read_text(encoding="utf-8"))
     refs = [e["ref"] for e in emails]
     assert len(refs) >= 150
-    generated = [r for r in refs if r["task"].endswith("/generated")]
+    generated = [r for r in refs if r["task"].endswith("/generated@v1")]
     assert {r["task"].split("/")[0] for r in generated} == {"triage", "ticket", "inbox"}
     assert {r["difficulty"] for r in generated} == {"easy", "medium", "hard"}
     assert {r["split"] for r in generated} >= {"train", "test"}
-    assert len([r for r in refs if not r["task"].endswith("/generated")]) >= 5
+    assert len([r for r in refs if not r["task"].endswith("/generated@v1")]) >= 5
     texts = load_set(CALIBRATION)
     kinds = Counter((t.field, t.kind) for t in texts)
     for field in ("summary", "reply"):

@@ -81,8 +81,9 @@ def fit(mode: str, episodes: int = FIT_EPISODES) -> dict[str, Any]:
 
 def _cache_key(mode: str, episodes: int) -> str:
     from inbox_triage import __version__
+    from inbox_triage.scenarios.generator.data import LATEST
 
-    raw = f"{mode}|{episodes}|{FIT_VERSION}|{__version__}".encode()
+    raw = f"{mode}|{episodes}|{FIT_VERSION}|{__version__}|generator-v{LATEST}".encode()
     return f"{mode}-{hashlib.sha256(raw).hexdigest()[:12]}.pkl"
 
 

@@ -6,6 +6,7 @@ folders they belong to."""
 from inbox_triage.cli import evaluate  # noqa: F401, I001
 from inbox_triage.cli import checks  # noqa: F401
 from inbox_triage.cli import catalog  # noqa: F401
+from inbox_triage.cli import lint  # noqa: F401
 from inbox_triage.cli import serve  # noqa: F401
 from inbox_triage.cli.common import app
 from inbox_triage.server.view import view_command

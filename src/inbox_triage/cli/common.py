@@ -11,7 +11,12 @@ from rich.console import Console
 from inbox_triage.agents import AGENTS, is_agent_name
 from inbox_triage.domain import MODES
 from inbox_triage.scenarios import fixed_task_ids, load_task
-from inbox_triage.scenarios.sources import all_task_ids, generated_task_ids
+from inbox_triage.scenarios.sources import (
+    all_task_ids,
+    generated_task_ids,
+    generator_version,
+    is_generated,
+)
 
 app = typer.Typer(
     add_completion=False,
@@ -40,6 +45,9 @@ def select_tasks(selectors: list[str] | None) -> list[str]:
             continue
         matches = [t for t in fixed_task_ids() if t == selector or t.split("/", 1)[1] == selector]
         if selector in generated_task_ids() or "/pack:" in selector:
+            matches = [selector]
+        elif selector.partition("/")[0] in MODES and is_generated(selector):
+            generator_version(selector)  # MODE/generated@vN: a known version, or a clear error
             matches = [selector]
         if len(matches) != 1 and "@" in selector:
             load_task(selector)  # a pinned version: validates or raises a clear error

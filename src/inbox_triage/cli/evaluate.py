@@ -38,7 +38,7 @@ from inbox_triage.evaluation.runner import Summary, summaries_from_records, writ
 from inbox_triage.evaluation.runs import RunConfig, RunMismatch, check_server, run
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.generator import PRESETS, SPLITS
-from inbox_triage.scenarios.sources import generated_task_ids
+from inbox_triage.scenarios.sources import is_generated
 
 
 def _llm_config(
@@ -329,7 +329,7 @@ def _print_grade_table(
     seeds = f"seed {seed}" if episodes == 1 else f"seeds {seed}..{seed + episodes - 1}"
     plays = f"{episodes} episode(s)" + (f" x {trials} trials" if trials > 1 else "")
     title = f"Mean grade (± standard deviation) over {plays} per cell, {seeds}"
-    if any(t in generated_task_ids() for t in task_ids):
+    if any(is_generated(t) for t in task_ids):
         title += f"; generated tasks: {split} split, {difficulty}"
     planned = len(agents) * len(task_ids) * episodes * trials
     done = sum(s.episodes for s in summaries)

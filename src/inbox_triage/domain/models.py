@@ -28,6 +28,10 @@ class Customer(Frozen):
     tier: str = "standard"
     account_id: str | None = None
     company: str | None = None
+    # Who wrote (customer, colleague, vendor, press, ...): None where the source does not say
+    # (fixed tasks, packs, generator v1). Only customers' tiers are theirs; others run on the
+    # standard clock.
+    role: str | None = None
 
     @property
     def first_name(self) -> str:

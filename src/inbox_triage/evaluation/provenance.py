@@ -76,8 +76,15 @@ def _now() -> str:
 
 
 def versions() -> dict[str, str]:
-    """What produced a run's numbers: Python, the packages, and the grader's version."""
-    out = {"python": platform.python_version(), "grader": str(GRADER_VERSION)}
+    """What produced a run's numbers: Python, the packages, the grader's version and the
+    generator's newest (a run of ``MODE/generated@v1`` names its version in the task id)."""
+    from inbox_triage.scenarios.generator.data import LATEST
+
+    out = {
+        "python": platform.python_version(),
+        "grader": str(GRADER_VERSION),
+        "generator": str(LATEST),
+    }
     for package in ("inbox-triage", "openenv", "openai", "pydantic"):
         try:
             out[package] = importlib.metadata.version(package)

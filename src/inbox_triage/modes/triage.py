@@ -30,7 +30,7 @@ EMAIL_TEXTS = (
 def email_header(engine: Engine, ticket: Ticket) -> dict[str, Any]:
     """The short form of an email (used by listings)."""
     work = engine.work(ticket.id)
-    return {
+    header = {
         "email_id": ticket.id,
         "sender": ticket.sender,
         "subject": ticket.subject,
@@ -39,6 +39,9 @@ def email_header(engine: Engine, ticket: Ticket) -> dict[str, Any]:
         "sla_deadline": engine.visible_deadline(ticket.id),
         "processed": work.processed,
     }
+    if ticket.customer.role is not None:  # who wrote, where the scenario says (generator v2)
+        header["sender_role"] = ticket.customer.role
+    return header
 
 
 def email_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:

@@ -113,6 +113,14 @@ def _split_id(task_id: str) -> tuple[str, str, int | None]:
     return mode, name, int(pinned) if pinned else None
 
 
+def _named(ref: str) -> tuple[str, int | None]:
+    """``support_policy@v2`` -> (support_policy, 2); a bare name takes the newest version."""
+    name, _, pinned = ref.partition("@v")
+    if pinned and not pinned.isdigit():
+        raise ScenarioError(f"{ref!r}: a version must be a number, as in {name}@v1")
+    return name, int(pinned) if pinned else None
+
+
 @cache
 def load_task(task_id: str) -> Scenario:
     """Parses and validates one fixed task into a :class:`Scenario`."""
@@ -127,8 +135,8 @@ def load_task(task_id: str) -> Scenario:
             title=task.title,
             difficulty=task.difficulty,
             objective=task.objective,
-            org=load_org(task.org),
-            policy=load_policy(task.policy),
+            org=load_org(*_named(task.org)),
+            policy=load_policy(*_named(task.policy)),
             settings=task.settings,
             tickets=task.tickets,
         )

@@ -29,7 +29,7 @@ from inbox_triage.domain import (
     Ticket,
     Truth,
 )
-from inbox_triage.scenarios.generator.generate import settings_for
+from inbox_triage.scenarios.generator.schedule import settings_for
 from inbox_triage.scenarios.loader import ScenarioError, load_policy
 
 PACK_FILE = "pack.yaml"

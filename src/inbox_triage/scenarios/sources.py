@@ -1,8 +1,9 @@
 """One door to every scenario source: fixed tasks, the generator and imported packs.
 
 A task id is ``MODE/NAME``: a fixed task (``triage/easy``, ``triage/easy@v1``),
-``MODE/generated`` (which takes a split, a difficulty preset, a seed and knob overrides) or
-``MODE/pack:PATH`` (your own tickets; takes a seed and a size).
+``MODE/generated`` (which takes a split, a difficulty preset, a seed and knob overrides; the
+newest generator data, or an older one pinned as ``MODE/generated@v1``) or ``MODE/pack:PATH``
+(your own tickets; takes a seed and a size).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from inbox_triage.domain import MODES, Scenario
 from inbox_triage.scenarios.generator import SPLITS, generate
+from inbox_triage.scenarios.generator.data import GENERATOR_VERSIONS
 from inbox_triage.scenarios.loader import ScenarioError, fixed_task_ids, load_task
 from inbox_triage.scenarios.packs import pack_scenario
 
@@ -32,7 +34,19 @@ def all_task_ids() -> list[str]:
 
 
 def is_generated(task_id: str) -> bool:
-    return task_id.split("/", 1)[-1] == GENERATED
+    """``MODE/generated`` or a pinned ``MODE/generated@vN``."""
+    return task_id.split("/", 1)[-1].partition("@v")[0] == GENERATED
+
+
+def generator_version(task_id: str) -> int | None:
+    """The generator version a generated task id pins (None: the newest)."""
+    _, _, pinned = task_id.partition("@v")
+    if not pinned:
+        return None
+    if not pinned.isdigit() or int(pinned) not in GENERATOR_VERSIONS:
+        known = ", ".join(f"@v{v}" for v in GENERATOR_VERSIONS)
+        raise ScenarioError(f"task {task_id!r}: the generator has versions {known}")
+    return int(pinned)
 
 
 def resolve_task_id(task: str | None = None, mode: str | None = None) -> str:
@@ -110,6 +124,7 @@ def make_scenario(
             split=split or "train",
             difficulty=difficulty or "medium",
             seed=0 if seed is None else seed,
+            version=generator_version(task_id),
             **knobs,
         )
     extras = {"split": split, "difficulty": difficulty, **knobs}
@@ -139,6 +154,7 @@ __all__ = [
     "SPLITS",
     "all_task_ids",
     "generated_task_ids",
+    "generator_version",
     "is_generated",
     "make_scenario",
     "resolve_task_id",

@@ -1,4 +1,8 @@
-"""Loads and cross-checks the generator's data files against the org profiles it plays on."""
+"""Loads and cross-checks the generator's data files against the org profiles it plays on.
+
+Each generator version reads its own files (``*.v1.yaml`` or ``*.v2.yaml``) and plays on the org
+profiles and policy of its day, so that v1 scenarios stay exactly what they were.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from inbox_triage.scenarios.generator.schema import (
     SituationFile,
     template_slots,
 )
+from inbox_triage.scenarios.generator.schema_v2 import EntitiesV2, SituationFileV2, SituationV2
 from inbox_triage.scenarios.loader import (
     ScenarioError,
     data_root,
@@ -22,15 +27,23 @@ from inbox_triage.scenarios.loader import (
 
 # The default org profile, seen through each mode's vocabulary.
 MODE_ORGS = {"triage": "email_triage", "ticket": "support_triage", "inbox": "inbox_ops"}
+GENERATOR_VERSIONS = (1, 2)
+LATEST = 2
+# The org profile versions and the policy version each generator version plays on.
+_ORG_VERSIONS = {
+    1: {"triage": 2, "ticket": 1, "inbox": 2},
+    2: {"triage": 3, "ticket": 3, "inbox": 3},
+}
+POLICY_VERSIONS = {1: 2, 2: 3}
 
 
-def mode_org(mode: str) -> OrgProfile:
-    return load_org(MODE_ORGS[mode])
+def mode_org(mode: str, version: int = 1) -> OrgProfile:
+    return load_org(MODE_ORGS[mode], _ORG_VERSIONS[version][mode])
 
 
-def _check_vocabulary(situation: Situation) -> None:
+def _check_vocabulary(situation: Situation | SituationV2, version: int = 1) -> None:
     h = situation.handling
-    triage, ticket, inbox = mode_org("triage"), mode_org("ticket"), mode_org("inbox")
+    triage, ticket, inbox = (mode_org(m, version) for m in ("triage", "ticket", "inbox"))
     checks: list[tuple[str, object, tuple[str, ...]]] = [
         ("priority", h.priority, triage.priorities),
         ("category", h.category, triage.categories),
@@ -54,6 +67,8 @@ def _check_vocabulary(situation: Situation) -> None:
             raise ScenarioError(
                 f"situation {situation.id}: {field} {value!r} is not one of {list(allowed)}"
             )
+    if isinstance(situation, SituationV2):
+        return
     texts = [*(situation.reveal.bodies if situation.reveal else ()), situation.follow_up or ""]
     for text in texts:
         unknown = template_slots(text) - SLOTS
@@ -67,7 +82,9 @@ def load_situations() -> tuple[Situation, ...]:
     folder = data_root() / "generator" / "situations"
     found: list[Situation] = []
     for name, versions in sorted(versions_in(folder).items()):
-        entry = versions[max(versions)]
+        if 1 not in versions:
+            continue
+        entry = versions[1]
         try:
             parsed = SituationFile(**read_yaml(entry))
         except ValueError as exc:
@@ -76,9 +93,7 @@ def load_situations() -> tuple[Situation, ...]:
             ) from exc
         found.extend(parsed.situations)
     ids = [s.id for s in found]
-    duplicates = {i for i in ids if ids.count(i) > 1}
-    if duplicates:
-        raise ScenarioError(f"duplicate situation ids: {sorted(duplicates)}")
+    _unique(ids)
     for situation in found:
         _check_vocabulary(situation)
         if situation.looks_like is not None and situation.looks_like not in ids:
@@ -92,4 +107,44 @@ def load_situations() -> tuple[Situation, ...]:
 def load_entities() -> EntityPools:
     folder = data_root() / "generator"
     entry = versions_in(folder)["entities"]
-    return EntityPools(**read_yaml(entry[max(entry)]))
+    return EntityPools(**read_yaml(entry[1]))
+
+
+def _unique(ids: list[str]) -> None:
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise ScenarioError(f"duplicate situation ids: {sorted(duplicates)}")
+
+
+@cache
+def load_situations_v2() -> tuple[SituationV2, ...]:
+    """Every v2 situation (``situations/*.v2.yaml``), checked against the v2 vocabularies."""
+    folder = data_root() / "generator" / "situations"
+    found: list[SituationV2] = []
+    for name, versions in sorted(versions_in(folder).items()):
+        if 2 not in versions:
+            continue
+        try:
+            found.extend(SituationFileV2(**read_yaml(versions[2])).situations)
+        except ValueError as exc:
+            raise ScenarioError(
+                f"generator/situations/{versions[2].name} ({name}) does not validate:\n{exc}"
+            ) from exc
+    ids = [s.id for s in found]
+    _unique(ids)
+    for situation in found:
+        _check_vocabulary(situation, 2)
+        if situation.looks_like is not None and situation.looks_like not in ids:
+            raise ScenarioError(
+                f"situation {situation.id}: looks_like {situation.looks_like!r} is not a situation"
+            )
+    return tuple(found)
+
+
+@cache
+def load_entities_v2() -> EntitiesV2:
+    entry = versions_in(data_root() / "generator")["entities"][2]
+    try:
+        return EntitiesV2(**read_yaml(entry))
+    except ValueError as exc:
+        raise ScenarioError(f"generator/{entry.name} does not validate:\n{exc}") from exc

@@ -47,7 +47,7 @@ def families(situation: Situation, split: str) -> tuple[Family, ...]:
     return (situation.families[k],)
 
 
-_MONTHS = (
+MONTHS = (
     "January",
     "February",
     "March",
@@ -61,7 +61,7 @@ _MONTHS = (
     "November",
     "December",
 )
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
 
 
 def slots_for(rng: random.Random, pool: EntityPools, sender: str) -> dict[str, str]:
@@ -100,8 +100,8 @@ def slots_for(rng: random.Random, pool: EntityPools, sender: str) -> dict[str, s
         "invoice_id": f"INV-{rng.choice((2025, 2026))}-{rng.randrange(1000, 9999)}",
         "account_id": f"ACC-{rng.randrange(10000, 99999)}",
         "tracking_id": f"1Z{rng.randrange(10**9, 10**10)}",
-        "date": f"{rng.choice(_MONTHS)} {rng.randrange(1, 29)}",
-        "weekday": rng.choice(_WEEKDAYS),
+        "date": f"{rng.choice(MONTHS)} {rng.randrange(1, 29)}",
+        "weekday": rng.choice(WEEKDAYS),
         "time": f"{rng.randrange(7, 19):02d}:{rng.choice((0, 10, 15, 20, 30, 40, 45, 50)):02d}",
         "city": city,
         "country": country,
@@ -124,7 +124,7 @@ def fill(text: str, slots: dict[str, str]) -> str:
 
 
 # ------------------------------------------------------------------------------- texture
-def _typos(rng: random.Random, text: str, count: int) -> str:
+def typos(rng: random.Random, text: str, count: int) -> str:
     """Swaps two letters inside a few plain lower-case words (never ids, names or numbers)."""
     words = text.split(" ")
     candidates = [i for i, w in enumerate(words) if len(w) > 4 and w.isalpha() and w.islower()]
@@ -145,7 +145,7 @@ def texture(
 ) -> tuple[str, str, list[ThreadMessage]]:
     thread: list[ThreadMessage] = []
     if rng.random() < rate:
-        body = _typos(rng, body, rng.randrange(1, 4))
+        body = typos(rng, body, rng.randrange(1, 4))
     if rng.random() < rate / 3:
         subject = subject.upper()
         if rng.random() < 0.5:
