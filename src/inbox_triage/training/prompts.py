@@ -71,6 +71,15 @@ def routing_guide(policy: str | None) -> str:
     return policy[marker:].strip() if marker >= 0 else ""
 
 
+def who_wrote(email: Mapping[str, Any]) -> str:
+    """"premium customer", or the sender's role where the inbox says it is not a customer
+    (a journalist is not a "standard customer")."""
+    role = email.get("sender_role")
+    if role and role != "customer":
+        return str(role).replace("_", " ")
+    return f"{email.get('customer_tier')} customer"
+
+
 def render_email(email: Mapping[str, Any], vocabulary: Mapping[str, Any], guide: str) -> str:
     """The user message for one email: guide, policy points, allowed values, then the email."""
     thread = "".join(
@@ -89,7 +98,7 @@ def render_email(email: Mapping[str, Any], vocabulary: Mapping[str, Any], guide:
         f"- priority: {', '.join(vocabulary.get('priorities', []))}\n"
         f"- category: {', '.join(vocabulary.get('categories', []))}\n"
         f"- route_to: {', '.join(vocabulary.get('queues', []))}",
-        f"From: {email.get('sender')} ({email.get('customer_tier')} customer)\n"
+        f"From: {email.get('sender')} ({who_wrote(email)})\n"
         f"Subject: {email.get('subject')}\n\n{str(email.get('body', '')).strip()}{thread}{answers}",
     ]
     return "\n\n".join(p for p in parts if p)

@@ -21,7 +21,7 @@ from typing import Any
 
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.observations import ObservationMemory
-from inbox_triage.training.prompts import POLICY_POINTS, routing_guide
+from inbox_triage.training.prompts import POLICY_POINTS, routing_guide, who_wrote
 from inbox_triage.training.rewards import reset_args
 
 ENV_URL = "INBOX_TRIAGE_ENV_URL"
@@ -138,7 +138,7 @@ class TriageTools(EpisodeTools):
         )
         return (
             f"Email {email['email_id']} ({left} waiting) from {email.get('sender')} "
-            f"({email.get('customer_tier')} customer)\nSubject: {email.get('subject')}\n\n"
+            f"({who_wrote(email)})\nSubject: {email.get('subject')}\n\n"
             f"{str(email.get('body', '')).strip()[:BODY_CHARS]}{answers}"
         )
 

@@ -11,7 +11,6 @@ the original writer; only customers carry a tier, an account and follow-ups.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -80,48 +79,6 @@ def _other(rng: random.Random, months: tuple[str, ...], date: str) -> str:
     return rng.choice([m for m in months if not date.startswith(m)])
 
 
-# Contractions with one reading only ("it's" may be "it has": left alone).
-_CONTRACTIONS = {
-    "I've": "I have",
-    "I'm": "I am",
-    "I'll": "I will",
-    "don't": "do not",
-    "can't": "cannot",
-    "won't": "will not",
-    "isn't": "is not",
-    "aren't": "are not",
-    "wasn't": "was not",
-    "weren't": "were not",
-    "haven't": "have not",
-    "hasn't": "has not",
-    "didn't": "did not",
-    "doesn't": "does not",
-    "couldn't": "could not",
-    "wouldn't": "would not",
-    "shouldn't": "should not",
-    "we're": "we are",
-    "we've": "we have",
-    "we'll": "we will",
-    "you're": "you are",
-    "they're": "they are",
-    "they've": "they have",
-}
-_CONTRACTED = re.compile(r"\b(" + "|".join(re.escape(k) for k in _CONTRACTIONS) + r")\b")
-
-
-def expand_contractions(text: str) -> str:
-    """The same words, written out ("I've" -> "I have"), with capitals kept at a sentence's
-    start ("Don't" -> "Do not")."""
-
-    def out(match: re.Match[str]) -> str:
-        return _CONTRACTIONS[match[0]]
-
-    text = _CONTRACTED.sub(out, text)
-    capital = {k[0].upper() + k[1:]: v[0].upper() + v[1:] for k, v in _CONTRACTIONS.items()}
-    pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in capital) + r")\b")
-    return pattern.sub(lambda m: capital[m[0]], text)
-
-
 def _lookalike(rng: random.Random, domain: str) -> str:
     name, _, tld = domain.partition(".")
     spoof = rng.choice(
@@ -150,25 +107,36 @@ class Person:
         return f"{self.first} {self.last}"
 
 
-def _person(rng: random.Random, pool: EntitiesV2, role: str, org: Org, local: str = "") -> Person:
+def _person(
+    rng: random.Random,
+    pool: EntitiesV2,
+    role: str,
+    org: Org,
+    local: str = "",
+    titles: tuple[str, ...] = (),
+) -> Person:
     first, last = rng.choice(pool.first_names), rng.choice(pool.last_names)
     local = local or f"{first}.{last}".lower()
-    title = rng.choice(pool.titles.get(role) or ("",))  # type: ignore[call-overload]
+    title = rng.choice(titles or pool.titles.get(role) or ("",))  # type: ignore[call-overload]
     return Person(first, last, title, org, f"{local}@{org.domain}")
 
 
 def _sender(rng: random.Random, pool: EntitiesV2, situation: SituationV2) -> Person:
-    """The writer, from their role's organisations (colleagues from our own domain); systems
-    and scams write from role addresses, not people's."""
+    """The writer, from their role's organisations (colleagues from our own domain). Systems
+    and scams write from role addresses; a scam signs with the titles of whoever it imitates;
+    an auto-reply from a customer's mailbox (a notice written from a company) is a person's."""
     role = situation.sender
+    framing = _framing(situation)
     if role == "colleague":
         return _person(rng, pool, role, Org(name=pool.our_company, domain=pool.our_domain))
-    org = rng.choice(getattr(pool, situation.writes_from or _ORG_POOLS[role]))
-    if role == "notice":
+    source = situation.writes_from or _ORG_POOLS[role]
+    org = rng.choice(getattr(pool, source))
+    titles = pool.pool_titles.get(source, ())
+    if role == "notice" and situation.writes_from is None:
         return _person(rng, pool, role, org, rng.choice(_NOTICE_LOCALS))
     if role == "scammer" and situation.imitates is not None:
-        return _person(rng, pool, role, org, rng.choice(_SCAM_LOCALS))
-    return _person(rng, pool, role, org)
+        return _person(rng, pool, framing, org, rng.choice(_SCAM_LOCALS))
+    return _person(rng, pool, framing if role == "notice" else role, org, titles=titles)
 
 
 def slots_v2(
@@ -242,10 +210,11 @@ def _frame(
     paragraphs: list[str],
     slots: dict[str, str],
     noisy: bool = True,
+    greet: bool = True,
 ) -> str:
     """The role's greeting, the paragraphs, then one closing and one signature (and now and
     then a line of the role's noise: a phone footer, a disclaimer)."""
-    greeting = fill_v2(rng, rng.choice(pool.greetings[role]), slots).strip()
+    greeting = fill_v2(rng, rng.choice(pool.greetings[role]), slots).strip() if greet else ""
     closing = fill_v2(rng, rng.choice(pool.closings[role]), slots).strip()
     signature = fill_v2(rng, rng.choice(pool.signatures[role]), slots).strip()
     if signature.startswith("--"):  # a signature block stands in for the closing line
@@ -257,13 +226,23 @@ def _frame(
     return "\n\n".join(p for p in (greeting, *paragraphs, end, noise) if p)
 
 
+def _personal(situation: SituationV2) -> bool:
+    """Whether a person writes (a system or a scam's role address does not)."""
+    if situation.imitates is not None:
+        return False
+    return situation.sender != "notice" or situation.writes_from is not None
+
+
 def _framing(situation: SituationV2) -> str:
     """Whose greeting, closing and signature a mail wears: a scam imitating a vendor or us
-    dresses as that vendor or as a colleague."""
+    dresses as that vendor or as a colleague; an auto-reply from a person's mailbox is signed
+    as that customer (and greets nobody)."""
     if situation.imitates == "vendor":
         return "vendor"
     if situation.imitates == "us":
         return "colleague"
+    if situation.sender == "notice" and situation.writes_from is not None:
+        return "customer"
     return situation.sender
 
 
@@ -331,13 +310,11 @@ def compose(
         subject = "Re: " + subject
     if customer and rng.random() < adversarial_rate:
         paragraphs.append(rng.choice(pool.injections))
-    if rng.random() < 0.5:  # some writers never contract; the same writer does so throughout
-        paragraphs = [expand_contractions(p) for p in paragraphs]
     if rng.random() < texture_rate:
         paragraphs = [typos(rng, p, rng.randrange(1, 3)) for p in paragraphs]
     if rng.random() < texture_rate / 6:
         subject = subject.upper()
-    body = _frame(rng, pool, _framing(situation), paragraphs, slots)
+    body = _frame(rng, pool, _framing(situation), paragraphs, slots, greet=role != "notice")
     sender = writer.email
     if customer and not thread and rng.random() < texture_rate / 3:
         sender, body = _forward(rng, pool, writer, subject, body, slots)
@@ -355,7 +332,7 @@ def compose(
         sender=sender,
         customer=Customer(
             # Systems and role addresses (no-reply@, billing@) are named for their organisation.
-            name=writer.org.name if role == "notice" or situation.imitates else writer.full,
+            name=writer.full if _personal(situation) else writer.org.name,
             email=writer.email,
             tier=tier,
             account_id=slots["account_id"] if customer else None,

@@ -51,9 +51,8 @@ _TOP_PLANS = re.compile(r"\bEnterprise (plan|tier|seats|licen[cs]es|contract)\b"
 # Words only hardware has: a software product cannot be shipped, tracked or cracked.
 _DEVICE_WORDS = re.compile(
     r"\b(tracking (number|id|code)|parcel|courier|cracked|shattered|dented|battery|"
-    r"power (cable|adapter|supply)|firmware|out of the box|unboxed|delivered)\b",
-    re.I,
-)
+    r"power (cable|adapter|supply)|firmware|out of the box|unboxed|delivered)\b"
+)  # lower case: "The Westmarch Courier" is a newspaper
 # Products of generator v1 that are hardware (its data gave products no kinds).
 _HARDWARE_NAMES = re.compile(r"\b(Gateway|Sensor|Dock|Hub|Beacon|Tracker|Camera|Reader|Scanner)\b")
 _ROLE_ADDRESSES = ("support@", "no-reply@", "noreply@")
@@ -85,6 +84,12 @@ Found = Callable[..., Finding]
 def _clip(text: str, at: int = 0, width: int = 90) -> str:
     start = max(0, at - width // 3)
     return " ".join(text[start : start + width].split())
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences, read across the line breaks of wrapped text (a blank line ends one)."""
+    paragraphs = re.split(r"\n\s*\n", text)
+    return [s for p in paragraphs for s in _SENTENCE.findall(" ".join(p.split()))]
 
 
 def _own_part(body: str) -> str:
@@ -131,7 +136,7 @@ def lint_ticket(ticket: Ticket, our_domain: str = "northwind.example") -> Iterat
             yield found("unfilled_slot", where, text, match.start())
         for match in _GREETING_SPLICE.finditer(text):
             yield found("spliced_greeting", where, text, match.start())
-        for sentence in _SENTENCE.findall(text):
+        for sentence in _sentences(text):
             times = [int(h) for h, _ in _TIME.findall(sentence)]
             lowered = sentence.lower()
             bad = (
@@ -172,7 +177,7 @@ def _repeats(ticket: Ticket, found: Found) -> Iterator[Finding]:
     for where, text in _texts(ticket):
         if where in ("subject", "customer answer", "follow-up"):
             continue
-        for sentence in _SENTENCE.findall(_own_part(text) if where == "body" else text):
+        for sentence in _sentences(_own_part(text) if where == "body" else text):
             key = " ".join(re.findall(r"[a-z0-9']+", sentence.lower()))
             if len(key.split()) < 5:
                 continue
@@ -183,7 +188,7 @@ def _repeats(ticket: Ticket, found: Found) -> Iterator[Finding]:
         if message.body.strip() and message.body.strip() in ticket.body:
             yield found("repeated_acknowledgement", f"thread[{i}] and body", message.body)
     answer = ticket.customer_reply.body if ticket.customer_reply else ""
-    sentences = _SENTENCE.findall(answer)
+    sentences = _sentences(answer)
     restated = [s for s in sentences[1:] if re.match(r"\s*(I have attached|I've attached)", s)]
     if restated and any("attach" in s.lower() for s in sentences[: sentences.index(restated[0])]):
         # "Attached is the screenshot. I have attached the photo and the picture": two

@@ -111,7 +111,17 @@ class SituationV2(BaseModel):
     products: tuple[ProductKind, ...] = ("web_app", "api", "service")
     imitates: Literal["vendor", "us"] | None = None
     writes_from: (
-        Literal["companies", "prospects", "vendors", "press", "law_firms", "public_bodies"] | None
+        Literal[
+            "companies",
+            "prospects",
+            "vendors",
+            "press",
+            "law_firms",
+            "public_bodies",
+            "police",
+            "regulators",
+        ]
+        | None
     ) = Field(
         default=None,
         description="another role's organisations (an auto-reply from a "
@@ -194,6 +204,11 @@ class EntitiesV2(BaseModel):
     public_bodies: tuple[Org, ...] = Field(min_length=15)
     scam_senders: tuple[Org, ...] = Field(min_length=15)
     notice_senders: tuple[Org, ...] = Field(min_length=15)
+    police: tuple[Org, ...] = Field(min_length=3, description="public bodies that are police")
+    regulators: tuple[Org, ...] = Field(min_length=3, description="public bodies that regulate")
+    pool_titles: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict, description="titles for a pool's staff, over the role's"
+    )
     titles: PerRole
     products: tuple[Product, ...] = Field(min_length=9)
     plans: dict[str, tuple[str, ...]]

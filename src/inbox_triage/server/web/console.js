@@ -181,7 +181,7 @@ function mailItems(obs) {
     const current = obs.current_email && obs.current_email.email_id;
     return (obs.inbox || []).map((m) => ({
       id: m.email_id, idField: "email_id", from: m.sender, subject: m.subject,
-      tier: m.customer_tier, sla: m.processed ? null : m.sla_deadline,
+      tier: m.sender_role && m.sender_role !== "customer" ? m.sender_role.replace("_", " ") : m.customer_tier, sla: m.processed ? null : m.sla_deadline,
       state: m.processed ? "triaged" : (m.email_id === current ? "current" : "waiting"), item: m,
     }));
   }
@@ -248,13 +248,19 @@ function renderMessages(list, title) {
     el("p", { class: "body", text: typeof m === "string" ? m : (m.body || m.text || JSON.stringify(m)) }))));
 }
 
+// "premium customer", or who the sender is where they are not a customer (generator v2 says).
+function standing(m) {
+  if (m.sender_role && m.sender_role !== "customer") return m.sender_role.replace("_", " ");
+  return m.customer_tier ? `${m.customer_tier} customer` : "";
+}
+
 function renderReading(target, entry) {
   if (!entry) { put(target, el("p", { class: "muted", text: "Nothing selected." })); return; }
   const m = entry.item;
   const who = [m.customer_name, m.customer_account, m.customer_company].filter(Boolean).join(" · ");
   put(target, 
     el("h4", { text: m.subject || entry.subject || entry.id }),
-    el("p", { class: "muted", text: [entry.id, m.sender, who, m.customer_tier].filter(Boolean).join(" · ") }),
+    el("p", { class: "muted", text: [entry.id, m.sender, who, standing(m)].filter(Boolean).join(" · ") }),
     el("p", { class: "body", text: m.body || m.message || "" }),
     renderMessages(m.thread, "Earlier in the thread"),
     renderMessages(m.customer_messages, "The customer's answers"),
