@@ -271,7 +271,7 @@ def test_hand_written_clean_mail_has_no_findings():
             "duplicated_sentence",
             {
                 "body": CLEAN.replace("Could someone", "I got the same short file again. Could")
-                + "\nI got the same short file again."
+                + "\n\nI got the same short file again."
             },
         ),
         ("cut_domain", {"sender": "maya.lind@harborfinchlogisti.com"}),

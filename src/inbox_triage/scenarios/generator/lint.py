@@ -51,8 +51,8 @@ _TOP_PLANS = re.compile(r"\bEnterprise (plan|tier|seats|licen[cs]es|contract)\b"
 # Words only hardware has: a software product cannot be shipped, tracked or cracked.
 _DEVICE_WORDS = re.compile(
     r"\b(tracking (number|id|code)|parcel|courier|cracked|shattered|dented|battery|"
-    r"power (cable|adapter|supply)|firmware|out of the box|unboxed|delivered)\b"
-)  # lower case: "The Westmarch Courier" is a newspaper
+    r"power (cable|adapter|supply)|firmware|out of the box|unboxed)\b"
+)  # lower case: "The Westmarch Courier" is a newspaper; an export can be "delivered"
 # Products of generator v1 that are hardware (its data gave products no kinds).
 _HARDWARE_NAMES = re.compile(r"\b(Gateway|Sensor|Dock|Hub|Beacon|Tracker|Camera|Reader|Scanner)\b")
 _ROLE_ADDRESSES = ("support@", "no-reply@", "noreply@")
