@@ -11,7 +11,7 @@ from inbox_triage.env import InboxTriageEnv
 from inbox_triage.evaluation import run_episode
 from inbox_triage.scenarios import load_task
 
-FRAUD = {"task": "ticket/generated", "split": "test", "difficulty": "medium", "seed": 1,
+FRAUD = {"task": "ticket/generated@v1", "split": "test", "difficulty": "medium", "seed": 1,
          "ambiguity": 1.0}
 
 
@@ -38,7 +38,7 @@ def test_the_customers_answer_changes_the_right_routing_and_the_oracle_handles_i
     assert obs.customer_messages[0]["body"] == ticket.customer_reply.body
     assert planned_route(heuristic, obs) == "trust_safety"  # the answer reveals the fraud
 
-    episode = run_episode("ticket/generated", make_agent("oracle"), 1, split="test",
+    episode = run_episode("ticket/generated@v1", make_agent("oracle"), 1, split="test",
                           difficulty="medium", ambiguity=1.0)
     assert episode.grade == pytest.approx(1.0)
     assert {"action_type": "route_team", "value": "trust_safety"} in episode.actions

@@ -47,6 +47,9 @@ def test_no_response_of_a_full_episode_holds_truth(task, args):
     reset = client.post("/reset", json={"task": task, **args})
     assert reset.status_code == 200
     public = [client.get("/tasks").text, client.get("/schema").text, client.get("/metadata").text]
+    # The state's own field names ("escalated_to") are public too: a customer who writes that
+    # they "escalated" it leaks nothing.
+    public.append(" ".join(next(iter(client.get("/state").json()["tickets"].values()))))
     responses = [*public, reset.text]
     agent, memory = make_agent("heuristic"), ObservationMemory()  # lean steps made whole
     observation = memory.update(reset.json()["observation"])

@@ -599,7 +599,7 @@ def test_step_before_reset_is_refused_not_raised() -> None:
 # a drain and a re-route, and resets that took a value of the wrong type.
 def test_rerouting_after_a_drain_does_not_overfill_a_queue() -> None:
     env = InboxTriageEnv()
-    obs = env.reset(task="inbox/generated", split="test", difficulty="medium", seed=3)
+    obs = env.reset(task="inbox/generated@v1", split="test", difficulty="medium", seed=3)
     start = dict(env.state.queue_remaining)  # billing 2, technical 2, ... (drains every 60 min)
     tid = obs.tickets[0]["ticket_id"]
     env.step({"action_type": "classify_ticket", "ticket_id": tid, "queue": "billing"})
