@@ -41,7 +41,7 @@ _SIGN_OFF = re.compile(
 )
 _FORWARD = "---------- Forwarded message"
 _FROM = re.compile(r"^From: (?P<name>[^<\n]+?) <(?P<addr>[^>\n]+)>", re.M)
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _GREETING_SPLICE = re.compile(r"(P\.S\.[^\n]*?|[:;])\s+(Hi|Hello|Hey|Dear)\b[^\n.!?]{0,30},")
 _SEATS = re.compile(r"\b(\d[\d,]*) (?:seats|licen[cs]es|users|user licen[cs]es)\b", re.I)
@@ -87,9 +87,12 @@ def _clip(text: str, at: int = 0, width: int = 90) -> str:
 
 
 def _sentences(text: str) -> list[str]:
-    """Sentences, read across the line breaks of wrapped text (a blank line ends one)."""
-    paragraphs = re.split(r"\n\s*\n", text)
-    return [s for p in paragraphs for s in _SENTENCE.findall(" ".join(p.split()))]
+    """Sentences, read across the line breaks of wrapped text (a blank line ends one; a point
+    inside an amount, "$4,278.50", does not)."""
+    out = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        out += [s for s in _SENTENCE_END.split(" ".join(paragraph.split())) if s.strip()]
+    return out
 
 
 def _own_part(body: str) -> str:
@@ -174,13 +177,16 @@ def lint_ticket(ticket: Ticket, our_domain: str = "northwind.example") -> Iterat
 
 def _repeats(ticket: Ticket, found: Found) -> Iterator[Finding]:
     seen: dict[str, str] = {}
+    first = ticket.customer.first_name.lower()  # a line that signs is not a sentence said twice
     for where, text in _texts(ticket):
         if where in ("subject", "customer answer", "follow-up"):
             continue
         for sentence in _sentences(_own_part(text) if where == "body" else text):
             key = " ".join(re.findall(r"[a-z0-9']+", sentence.lower()))
-            if len(key.split()) < 5:
-                continue
+            signed = bool(first) and re.search(rf"\b{re.escape(first)}\b", key) is not None
+            framing = not sentence.rstrip().endswith((".", "!", "?")) or signed
+            if len(key.split()) < 5 or framing:
+                continue  # greeting or signing the same way twice repeats nothing
             if key in seen:
                 yield found("duplicated_sentence", f"{seen[key]} and {where}", sentence)
             seen.setdefault(key, where)
