@@ -11,6 +11,7 @@ the original writer; only customers carry a tier, an account and follow-ups.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -23,6 +24,7 @@ from inbox_triage.scenarios.generator.schema_v2 import (
     EntitiesV2,
     FamilyV2,
     Org,
+    Product,
     SituationV2,
 )
 from inbox_triage.scenarios.generator.texts import MONTHS, WEEKDAYS, typos
@@ -65,9 +67,21 @@ def families_v2(situation: SituationV2, split: str) -> tuple[FamilyV2, ...]:
     return (situation.families[SPLIT_INDEX[split]],)
 
 
+@cache
+def _pieces(text: str) -> tuple[str | tuple[str, ...], ...]:
+    """A part cut once into plain text and ``[a|b|c]`` choices."""
+    out: list[str | tuple[str, ...]] = []
+    at = 0
+    for match in ALTERNATIVES.finditer(text):
+        out += [text[at : match.start()], tuple(match[1].split("|"))]
+        at = match.end()
+    out.append(text[at:])
+    return tuple(p for p in out if p != "")
+
+
 def expand(rng: random.Random, text: str) -> str:
     """Chooses one of each ``[a|b|c]``."""
-    return ALTERNATIVES.sub(lambda m: rng.choice(m.group(1).split("|")), text)
+    return "".join(p if isinstance(p, str) else rng.choice(p) for p in _pieces(text))
 
 
 def fill_v2(rng: random.Random, text: str, slots: dict[str, str]) -> str:
@@ -139,68 +153,140 @@ def _sender(rng: random.Random, pool: EntitiesV2, situation: SituationV2) -> Per
     return _person(rng, pool, framing if role == "notice" else role, org, titles=titles)
 
 
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What slot values are drawn from for one mail."""
+
+    pool: EntitiesV2
+    tier: str
+    writer_first: str
+    products: tuple[Product, ...]
+    vendor: Org | None
+    imitates: str | None
+
+
+class Slots(dict[str, str]):
+    """Slot values drawn when a text first needs them (a mail uses a handful of the thirty), so
+    that the same texts always draw the same values in the same order; ``over`` gives a few
+    values of its own and draws the rest into these."""
+
+    def __init__(self, rng: random.Random, ctx: _Context | None, fixed: dict[str, str]) -> None:
+        super().__init__(fixed)
+        self._rng, self._ctx, self._parent = rng, ctx, None
+
+    def __missing__(self, key: str) -> str:
+        if self._parent is not None:
+            return self._parent[key]
+        maker = _MAKERS.get(key)
+        if maker is None or self._ctx is None:
+            raise KeyError(key)
+        values = maker(self._rng, self._ctx)
+        self.update(values)
+        return values[key]
+
+    def over(self, **values: str) -> Slots:
+        out = Slots(self._rng, None, values)
+        out._parent = self
+        return out
+
+
+def _vendor(r: random.Random, c: _Context) -> dict[str, str]:
+    chosen = c.vendor or r.choice(c.pool.vendors)
+    imitated = chosen.domain if c.imitates == "vendor" else c.pool.our_domain
+    return {
+        "vendor": chosen.name,
+        "vendor_domain": chosen.domain,
+        "lookalike_domain": _lookalike(r, imitated),
+    }
+
+
+def _product(r: random.Random, c: _Context) -> dict[str, str]:
+    product = r.choice(c.products)
+    return {"product": product.name, "feature": r.choice(product.features)}
+
+
+def _colleague(r: random.Random, c: _Context) -> dict[str, str]:
+    first = r.choice(c.pool.first_names)
+    while first == c.writer_first:
+        first = r.choice(c.pool.first_names)
+    return {"colleague": f"{first} {r.choice(c.pool.last_names)}", "colleague_first": first}
+
+
+def _city(r: random.Random, c: _Context) -> dict[str, str]:
+    city, country = r.choice(c.pool.cities)
+    return {"city": city, "country": country}
+
+
+_MORNING = (0, 10, 15, 20, 30, 45)
+_AFTER = (5, 15, 20, 30, 40, 50)
+_ONE: dict[str, Callable[[random.Random, _Context], str]] = {
+    "plan": lambda r, c: r.choice(c.pool.plans[c.tier]),
+    "seats": lambda r, c: str(r.choice(c.pool.seats[c.tier])),
+    "amount": lambda r, c: f"${r.randrange(19, 4999):,}.{r.randrange(0, 100):02d}",
+    "amount2": lambda r, c: f"${r.randrange(19, 4999):,}.00",
+    "order_id": lambda r, c: f"ORD-{r.randrange(10000, 99999)}",
+    "invoice_id": lambda r, c: f"INV-{r.choice((2025, 2026))}-{r.randrange(1000, 9999)}",
+    "account_id": lambda r, c: f"ACC-{r.randrange(10000, 99999)}",
+    "tracking_id": lambda r, c: f"1Z{r.randrange(10**9, 10**10)}",
+    "date": lambda r, c: f"{r.choice(MONTHS)} {r.randrange(1, 29)}",
+    "weekday": lambda r, c: r.choice(WEEKDAYS),
+    "morning_time": lambda r, c: f"{r.randrange(7, 12):02d}:{r.choice(_MORNING):02d}",
+    "afternoon_time": lambda r, c: f"{r.randrange(12, 18):02d}:{r.choice(_AFTER):02d}",
+    "card_last4": lambda r, c: f"{r.randrange(0, 10000):04d}",
+    "case_number": lambda r, c: f"{r.randrange(20, 27)}-CV-{r.randrange(1000, 99999):05d}",
+    "days": lambda r, c: str(r.choice((3, 5, 7, 10))),
+}
+_MAKERS: dict[str, Callable[[random.Random, _Context], dict[str, str]]] = {
+    **{k: _vendor for k in ("vendor", "vendor_domain", "lookalike_domain")},
+    **{k: _product for k in ("product", "feature")},
+    **{k: _colleague for k in ("colleague", "colleague_first")},
+    **{k: _city for k in ("city", "country")},
+    **{k: (lambda r, c, k=k, f=f: {k: f(r, c)}) for k, f in _ONE.items()},
+}
+
+
+@cache
+def _products_of(kinds: tuple[str, ...]) -> tuple[Product, ...]:
+    """Our products of these kinds (the same in every split)."""
+    return tuple(p for p in load_entities_v2().products if p.kind in kinds)
+
+
 def slots_v2(
     rng: random.Random, pool: EntitiesV2, situation: SituationV2, tier: str
-) -> tuple[dict[str, str], Person]:
+) -> tuple[Slots, Person]:
     """Every slot, filled so that the pieces agree: the product is of a kind the situation
     allows and the feature is that product's, the plan and seats fit the tier, a fake invoice's
     lookalike domain imitates the vendor it claims to be."""
     writer = _sender(rng, pool, situation)
-    vendor = rng.choice(pool.vendors)
-    imitated = vendor.domain if situation.imitates == "vendor" else pool.our_domain
-    lookalike = _lookalike(rng, imitated)
-    if situation.sender == "scammer" and situation.imitates is not None:
-        writer = Person(
-            writer.first,
-            writer.last,
-            writer.title,
-            Org(
-                name=vendor.name if situation.imitates == "vendor" else pool.our_company,
-                domain=lookalike,
-            ),
-            f"{writer.email.split('@')[0]}@{lookalike}",
-        )
+    imitating = situation.sender == "scammer" and situation.imitates is not None
     kinds = situation.products if situation.sender == "customer" else ("web_app", "service")
-    product = rng.choice([p for p in pool.products if p.kind in kinds])
-    colleague_first = rng.choice([n for n in pool.first_names if n != writer.first])
-    amount = rng.randrange(19, 4999)
-    slots = {
-        "first_name": writer.first,
-        "last_name": writer.last,
-        "full_name": writer.full,
-        "title": writer.title,
-        "company": writer.org.name,
-        "email": writer.email,
-        "sender_domain": writer.org.domain,
-        "colleague": f"{colleague_first} {rng.choice(pool.last_names)}",
-        "colleague_first": colleague_first,
-        "our_company": pool.our_company,
-        "our_domain": pool.our_domain,
-        "product": product.name,
-        "feature": rng.choice(product.features),
-        "plan": rng.choice(pool.plans[tier]),
-        "seats": str(rng.choice(pool.seats[tier])),
-        "amount": f"${amount:,}.{rng.randrange(0, 100):02d}",
-        "amount2": f"${rng.randrange(19, 4999):,}.00",
-        "order_id": f"ORD-{rng.randrange(10000, 99999)}",
-        "invoice_id": f"INV-{rng.choice((2025, 2026))}-{rng.randrange(1000, 9999)}",
-        "account_id": f"ACC-{rng.randrange(10000, 99999)}",
-        "tracking_id": f"1Z{rng.randrange(10**9, 10**10)}",
-        "date": f"{rng.choice(MONTHS)} {rng.randrange(1, 29)}",
-        "weekday": rng.choice(WEEKDAYS),
-        "morning_time": f"{rng.randrange(7, 12):02d}:{rng.choice((0, 10, 15, 20, 30, 45)):02d}",
-        "afternoon_time": f"{rng.randrange(12, 18):02d}:{rng.choice((5, 15, 20, 30, 40, 50)):02d}",
-        "city": "",
-        "country": "",
-        "card_last4": f"{rng.randrange(0, 10000):04d}",
-        "case_number": f"{rng.randrange(20, 27)}-CV-{rng.randrange(1000, 99999):05d}",
-        "days": str(rng.choice((3, 5, 7, 10))),
-        "vendor": vendor.name,
-        "vendor_domain": vendor.domain,
-        "lookalike_domain": lookalike,
-    }
-    slots["city"], slots["country"] = rng.choice(pool.cities)
-    return slots, writer
+    ctx = _Context(
+        pool=pool,
+        tier=tier,
+        writer_first=writer.first,
+        products=_products_of(kinds),
+        vendor=rng.choice(pool.vendors) if imitating else None,
+        imitates=situation.imitates,
+    )
+    fixed = {"our_company": pool.our_company, "our_domain": pool.our_domain}
+    if imitating:
+        spoof = _vendor(rng, ctx)
+        fixed.update(spoof)
+        name = spoof["vendor"] if situation.imitates == "vendor" else pool.our_company
+        domain = spoof["lookalike_domain"]
+        local = writer.email.split("@")[0]
+        org = Org(name=name, domain=domain)
+        writer = Person(writer.first, writer.last, writer.title, org, f"{local}@{domain}")
+    fixed.update(
+        first_name=writer.first,
+        last_name=writer.last,
+        full_name=writer.full,
+        title=writer.title,
+        company=writer.org.name,
+        email=writer.email,
+        sender_domain=writer.org.domain,
+    )
+    return Slots(rng, ctx, fixed), writer
 
 
 def _frame(
@@ -275,8 +361,8 @@ def compose(
     choices = families_v2(situation, split)
     index = rng.randrange(len(choices))
     family = choices[index]
-    tellings = list(family.tellings)
-    rng.shuffle(tellings)
+    first, second = rng.sample(range(len(family.tellings)), 2)
+    tellings = (family.tellings[first], family.tellings[second])
     subject = fill_v2(rng, rng.choice(family.subjects), slots)
     matter = fill_v2(rng, tellings[0], slots).strip()
     # One detail or two: each fits after any telling of the family.
@@ -301,11 +387,10 @@ def compose(
             ),
         ]
         # The earlier note dates the first message with a date of its own, not the matter's.
-        before = {
-            **slots,
-            "date": f"{_other(rng, MONTHS, slots['date'])} {rng.randrange(1, 29)}",
-            "weekday": rng.choice([d for d in WEEKDAYS if d != slots["weekday"]]),
-        }
+        before = slots.over(
+            date=f"{_other(rng, MONTHS, slots['date'])} {rng.randrange(1, 29)}",
+            weekday=rng.choice([d for d in WEEKDAYS if d != slots["weekday"]]),
+        )
         paragraphs.insert(0, fill_v2(rng, rng.choice(pool.earlier_notes), before))
         subject = "Re: " + subject
     if customer and rng.random() < adversarial_rate:

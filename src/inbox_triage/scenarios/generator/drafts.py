@@ -20,7 +20,7 @@ def _bump(priority: str, tier: str) -> str:
 def _facts(
     groups: tuple[tuple[str, ...], ...], slots: dict[str, str]
 ) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(fill(p, slots) for p in group) for group in groups)
+    return tuple(tuple(fill(p, slots) if "{" in p else p for p in group) for group in groups)
 
 
 AnySituation = Situation | SituationV2
