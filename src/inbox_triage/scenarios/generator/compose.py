@@ -41,7 +41,11 @@ _ORG_POOLS = {
     "notice": "notice_senders",
 }
 _NOTICE_LOCALS = ("no-reply", "notifications", "alerts", "noreply", "system")
-_SCAM_LOCALS = ("accounts", "billing", "it-helpdesk", "security", "payments", "claims")
+# The role addresses a scam writes from, by whom it imitates (prize scams write as people).
+_SCAM_LOCALS = {
+    "vendor": ("accounts", "billing", "invoices", "payments", "accounts-receivable"),
+    "us": ("it-helpdesk", "it-support", "security", "mailbox-admin", "hr-portal"),
+}
 
 
 @cache
@@ -149,7 +153,7 @@ def _sender(rng: random.Random, pool: EntitiesV2, situation: SituationV2) -> Per
     if role == "notice" and situation.writes_from is None:
         return _person(rng, pool, role, org, rng.choice(_NOTICE_LOCALS))
     if role == "scammer" and situation.imitates is not None:
-        return _person(rng, pool, framing, org, rng.choice(_SCAM_LOCALS))
+        return _person(rng, pool, framing, org, rng.choice(_SCAM_LOCALS[situation.imitates]))
     return _person(rng, pool, framing if role == "notice" else role, org, titles=titles)
 
 
@@ -289,6 +293,11 @@ def slots_v2(
     return Slots(rng, ctx, fixed), writer
 
 
+@cache
+def _first_time(lines: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(line for line in lines if "again" not in line.lower()) or lines
+
+
 def _frame(
     rng: random.Random,
     pool: EntitiesV2,
@@ -297,11 +306,15 @@ def _frame(
     slots: dict[str, str],
     noisy: bool = True,
     greet: bool = True,
+    again: bool = False,
 ) -> str:
     """The role's greeting, the paragraphs, then one closing and one signature (and now and
     then a line of the role's noise: a phone footer, a disclaimer)."""
-    greeting = fill_v2(rng, rng.choice(pool.greetings[role]), slots).strip() if greet else ""
-    closing = fill_v2(rng, rng.choice(pool.closings[role]), slots).strip()
+    greetings, closings = pool.greetings[role], pool.closings[role]
+    if not again:  # "Hello again," and "Thanks again," belong to a second message
+        greetings, closings = _first_time(greetings), _first_time(closings)
+    greeting = fill_v2(rng, rng.choice(greetings), slots).strip() if greet else ""
+    closing = fill_v2(rng, rng.choice(closings), slots).strip()
     signature = fill_v2(rng, rng.choice(pool.signatures[role]), slots).strip()
     if signature.startswith("--"):  # a signature block stands in for the closing line
         closing = ""
@@ -382,7 +395,12 @@ def compose(
             ThreadMessage(sender=writer.email, body=first, minutes_ago=minutes),
             ThreadMessage(
                 sender=f"support@{pool.our_domain}",
-                body=fill_v2(rng, rng.choice(pool.support_acks), slots),
+                # Our own case reference, not a court docket's.
+                body=fill_v2(
+                    rng,
+                    rng.choice(pool.support_acks),
+                    slots.over(case_number=f"CS-{rng.randrange(100000, 999999)}"),
+                ),
                 minutes_ago=minutes - rng.randrange(2, 30),
             ),
         ]
@@ -399,7 +417,15 @@ def compose(
         paragraphs = [typos(rng, p, rng.randrange(1, 3)) for p in paragraphs]
     if rng.random() < texture_rate / 6:
         subject = subject.upper()
-    body = _frame(rng, pool, _framing(situation), paragraphs, slots, greet=role != "notice")
+    body = _frame(
+        rng,
+        pool,
+        _framing(situation),
+        paragraphs,
+        slots,
+        greet=role != "notice",
+        again=bool(thread),
+    )
     sender = writer.email
     if customer and not thread and rng.random() < texture_rate / 3:
         sender, body = _forward(rng, pool, writer, subject, body, slots)
@@ -457,4 +483,4 @@ def _forward(
 def duplicate_body(rng: random.Random, split: str, slots: dict[str, str]) -> str:
     """The same customer writing again about the same matter (their own greeting and name)."""
     pool = pool_v2(split)
-    return _frame(rng, pool, "customer", [rng.choice(pool.follow_ups)], slots)
+    return _frame(rng, pool, "customer", [rng.choice(pool.follow_ups)], slots, again=True)
