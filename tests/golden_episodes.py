@@ -5,9 +5,9 @@ code as it is: for every episode of ``EPISODES`` (all three modes, fixed and gen
 the built-in agents and a garbling one that makes refused actions), a short hash of every
 observation field over the episode's steps, of the actions, rewards, final grade and state.
 ``tests/test_equivalence.py`` replays them and compares. Generator v1's episodes
-(``MODE/generated@v1``) were recorded before v2 existed and must never move. The file was written before the engine
-and the wire were made lean, so any change to an observation, a reward or a grade shows up as
-the field whose hash moved.
+(``MODE/generated@v1``) were recorded before v2 existed and must never move. The file was
+written before the engine and the wire were made lean, so any change to an observation, a
+reward or a grade shows up as the field whose hash moved.
 """
 
 from __future__ import annotations

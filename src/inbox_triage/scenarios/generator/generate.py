@@ -19,7 +19,7 @@ from typing import Any
 
 from inbox_triage.domain import Mode, Scenario, Ticket
 from inbox_triage.domain.models import CustomerLines
-from inbox_triage.scenarios.generator.compose import compose, duplicate_body, pool_v2
+from inbox_triage.scenarios.generator.compose import compose, duplicate_body
 from inbox_triage.scenarios.generator.config import (
     MINUTES_PER_STEP,
     OBJECTIVES,
@@ -37,6 +37,7 @@ from inbox_triage.scenarios.generator.data import (
     mode_org,
 )
 from inbox_triage.scenarios.generator.drafts import AnySituation, Draft, truth_for
+from inbox_triage.scenarios.generator.people import pool_v2
 from inbox_triage.scenarios.generator.schedule import schedule, settings_for
 from inbox_triage.scenarios.generator.schema_v2 import SituationV2
 from inbox_triage.scenarios.generator.texts import pool_for
