@@ -7,6 +7,7 @@ profiles and policy of its day, so that v1 scenarios stay exactly what they were
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from inbox_triage.domain import OrgProfile
 from inbox_triage.scenarios.generator.schema import (
@@ -76,31 +77,44 @@ def _check_vocabulary(situation: Situation | SituationV2, version: int = 1) -> N
             raise ScenarioError(f"situation {situation.id}: unknown slots {sorted(unknown)}")
 
 
-@cache
-def load_situations() -> tuple[Situation, ...]:
-    """Every situation, newest version of each file, checked; ids must be unique."""
+def _load(version: int, shape: type[SituationFile] | type[SituationFileV2]) -> tuple[Any, ...]:
+    """Every situation of one generator version (``situations/*.vN.yaml``), checked against that
+    version's vocabularies; ids must be unique and ``looks_like`` must name one of them."""
     folder = data_root() / "generator" / "situations"
-    found: list[Situation] = []
+    found: list[Any] = []
     for name, versions in sorted(versions_in(folder).items()):
-        if 1 not in versions:
+        if version not in versions:
             continue
-        entry = versions[1]
+        entry = versions[version]
         try:
-            parsed = SituationFile(**read_yaml(entry))
+            found.extend(shape(**read_yaml(entry)).situations)
         except ValueError as exc:
             raise ScenarioError(
                 f"generator/situations/{entry.name} ({name}) does not validate:\n{exc}"
             ) from exc
-        found.extend(parsed.situations)
     ids = [s.id for s in found]
-    _unique(ids)
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise ScenarioError(f"duplicate situation ids: {sorted(duplicates)}")
     for situation in found:
-        _check_vocabulary(situation)
+        _check_vocabulary(situation, version)
         if situation.looks_like is not None and situation.looks_like not in ids:
             raise ScenarioError(
                 f"situation {situation.id}: looks_like {situation.looks_like!r} is not a situation"
             )
     return tuple(found)
+
+
+@cache
+def load_situations() -> tuple[Situation, ...]:
+    """Generator v1's situations."""
+    return _load(1, SituationFile)
+
+
+@cache
+def load_situations_v2() -> tuple[SituationV2, ...]:
+    """Generator v2's situations."""
+    return _load(2, SituationFileV2)
 
 
 @cache
@@ -108,37 +122,6 @@ def load_entities() -> EntityPools:
     folder = data_root() / "generator"
     entry = versions_in(folder)["entities"]
     return EntityPools(**read_yaml(entry[1]))
-
-
-def _unique(ids: list[str]) -> None:
-    duplicates = {i for i in ids if ids.count(i) > 1}
-    if duplicates:
-        raise ScenarioError(f"duplicate situation ids: {sorted(duplicates)}")
-
-
-@cache
-def load_situations_v2() -> tuple[SituationV2, ...]:
-    """Every v2 situation (``situations/*.v2.yaml``), checked against the v2 vocabularies."""
-    folder = data_root() / "generator" / "situations"
-    found: list[SituationV2] = []
-    for name, versions in sorted(versions_in(folder).items()):
-        if 2 not in versions:
-            continue
-        try:
-            found.extend(SituationFileV2(**read_yaml(versions[2])).situations)
-        except ValueError as exc:
-            raise ScenarioError(
-                f"generator/situations/{versions[2].name} ({name}) does not validate:\n{exc}"
-            ) from exc
-    ids = [s.id for s in found]
-    _unique(ids)
-    for situation in found:
-        _check_vocabulary(situation, 2)
-        if situation.looks_like is not None and situation.looks_like not in ids:
-            raise ScenarioError(
-                f"situation {situation.id}: looks_like {situation.looks_like!r} is not a situation"
-            )
-    return tuple(found)
 
 
 @cache
