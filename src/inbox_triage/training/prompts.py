@@ -72,8 +72,8 @@ def routing_guide(policy: str | None) -> str:
 
 
 def who_wrote(email: Mapping[str, Any]) -> str:
-    """"premium customer", or the sender's role where the inbox says it is not a customer
-    (a journalist is not a "standard customer")."""
+    """The sender as the prompt names them: a tier's customer ("premium customer"), or their
+    role where the inbox says they are not a customer (a journalist is no "standard customer")."""
     role = email.get("sender_role")
     if role and role != "customer":
         return str(role).replace("_", " ")
