@@ -30,7 +30,7 @@ from inbox_triage.scenarios.generator.schema_v2 import (
     FamilyV2,
     SituationV2,
 )
-from inbox_triage.scenarios.generator.texts import MONTHS, WEEKDAYS, typos
+from inbox_triage.scenarios.generator.texts import WEEKDAYS, typos
 
 
 def families_v2(situation: SituationV2, split: str) -> tuple[FamilyV2, ...]:
@@ -58,11 +58,6 @@ def expand(rng: random.Random, text: str) -> str:
 
 def fill_v2(rng: random.Random, text: str, slots: dict[str, str]) -> str:
     return expand(rng, text).format_map(slots)
-
-
-def _other(rng: random.Random, months: tuple[str, ...], date: str) -> str:
-    """A month other than the one ``date`` names."""
-    return rng.choice([m for m in months if not date.startswith(m)])
 
 
 @cache
@@ -156,11 +151,10 @@ def compose(
                 minutes_ago=minutes - rng.randrange(2, 30),
             ),
         ]
-        # The earlier note dates the first message with a date of its own, not the matter's.
-        before = slots.over(
-            date=f"{_other(rng, MONTHS, slots['date'])} {rng.randrange(1, 29)}",
-            weekday=rng.choice([d for d in WEEKDAYS if d != slots["weekday"]]),
-        )
+        # The earlier note names the day of the first message (a few days back), not a date
+        # that could fall before or after the matter's own.
+        day = rng.choice([d for d in WEEKDAYS if d != slots["weekday"]])
+        before = slots.over(date=day, weekday=day)
         paragraphs.insert(0, fill_v2(rng, rng.choice(pool.earlier_notes), before))
         subject = "Re: " + subject
     if customer and rng.random() < adversarial_rate:
