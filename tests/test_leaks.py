@@ -3,6 +3,8 @@ a customer's answer before anyone asked."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -37,6 +39,26 @@ def truth_only_values(scenario) -> set[str]:
     return values
 
 
+@cache
+def environment_words() -> str:
+    """What the environment itself says in every episode ("decision recorded"), taken from an
+    episode of another scenario, so that none of it can be this scenario's truth."""
+    client = TestClient(build_app(max_sessions=1))
+    said = []
+    for task in ("triage/easy", "ticket/easy_password_reset", "inbox/easy_password_reset"):
+        response = client.post("/reset", json={"task": task})
+        agent, memory = make_agent("heuristic"), ObservationMemory()
+        observation = memory.update(response.json()["observation"])
+        agent.reset(observation, scenario=None, seed=0)
+        for _ in range(60):
+            response = client.post("/step", json=agent.act(observation))
+            said.append(response.text.lower())
+            observation = memory.update(response.json()["observation"])
+            if response.json()["done"]:
+                break
+    return " ".join(said)
+
+
 @pytest.mark.parametrize(("task", "args"), EPISODES)
 def test_no_response_of_a_full_episode_holds_truth(task, args):
     client = TestClient(build_app(max_sessions=4))
@@ -56,7 +78,7 @@ def test_no_response_of_a_full_episode_holds_truth(task, args):
     agent.reset(observation, scenario=None, seed=0)
     # What the public documents say (every org's templates, guides) is no secret; nor are the
     # agent's own words coming back to it.
-    asked, sent = False, [text.lower() for text in public]
+    asked, sent = False, [text.lower() for text in public] + [environment_words()]
     for _ in range(200):
         action = agent.act(observation)
         sent.append(str(action).lower())  # the agent's own words may come back to it
