@@ -28,9 +28,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 ROW = decision_row("train", "easy", 1000)
 
 
-def oracle_through_tools(tools, row: dict) -> float:
-    tools.reset(**row)
-    _, observation = start(row)
+def oracle_through_tools(tools, row: dict, reset: bool = True) -> float:
+    if reset:
+        tools.reset(**row)
     env = tools._env if tools._env is not None else start(row)[0]
     agent = make_agent("oracle")
     agent.reset(tools.observation, scenario=env.scenario, seed=int(row["seed"]))
@@ -166,3 +166,48 @@ def test_the_learned_agent_beats_the_heuristic_on_train_mail_it_was_not_fit_on(
     again = [run_episode("triage/generated", make_agent("learned"), s, split="train",
                          difficulty="medium").grade for s in seeds]
     assert again == grades["learned"]
+
+
+def test_a_tools_prompt_row_leaves_the_first_observation_to_reset():
+    """TRL adds what reset returns to the row's last user turn: the row must not hold it too."""
+    row = next(prompt_rows("inbox", "train", "easy", 1, 3))
+    first = TOOLS["inbox"]().reset(**row)
+    turn = row["prompt"][-1]["content"]
+    assert first not in turn
+    shown = turn + first  # what the model reads
+    opening = first.strip().splitlines()[0]
+    assert shown.count(opening) == first.count(opening)
+    assert turn.endswith("\n\n")
+
+
+def test_dataset_columns_that_are_not_the_episodes_are_ignored_with_a_warning():
+    row = {"task": "ticket/generated", "split": "train", "difficulty": "easy", "seed": 2}
+    plain = TOOLS["ticket"]().reset(**row)
+    with pytest.warns(UserWarning, match="ignores dataset column.*row_id"):
+        with_id = TOOLS["ticket"]().reset(**row, row_id=17, source="export-2026")
+    assert with_id == plain
+
+
+def test_a_remote_tools_factory_pickles_for_async_trainers():
+    import pickle
+
+    factory = pickle.loads(pickle.dumps(remote("inbox", "http://localhost:8000")))
+    assert factory.func is TOOLS["inbox"]
+    assert factory.keywords == {"env_url": "http://localhost:8000", "penalised": False}
+
+
+def test_the_tools_reward_is_the_grade_or_if_asked_the_grade_less_penalties():
+    row = {"task": "ticket/generated", "split": "test", "difficulty": "easy", "seed": 4}
+    for penalised in (True, False):
+        tools = TOOLS["ticket"](penalised=penalised)
+        tools.reset(**row)
+        with pytest.raises(ValueError, match="allowed"):
+            tools.set_priority("whenever")  # refused: costs the invalid-action penalty
+        grade = oracle_through_tools(tools, row, reset=False)
+        env = tools._env
+        assert env.grade().value == pytest.approx(1.0)
+        if penalised:
+            assert grade == pytest.approx(1.0 - env.penalties)
+            assert grade == pytest.approx(tools.total_reward) and grade < 1.0
+        else:
+            assert grade == pytest.approx(1.0)

@@ -20,6 +20,8 @@ from inbox_triage.training.rewards import decision_row, prompt_for, reset_args
 from inbox_triage.training.tools import SYSTEM_PROMPTS, TOOLS
 
 FORMATS = ("jsonl", "parquet", "hf")
+# The user turn of a tools prompt; TRL appends the first observation after it.
+START_TURN = "Here is your shift. Work it with the tools.\n\n"
 KINDS = ("decisions", "tools")
 
 
@@ -45,17 +47,17 @@ def prompt_rows(
     mode: str, split: str, difficulty: str, n: int, seed: int = 0
 ) -> Iterator[dict[str, Any]]:
     """Rows for GRPO: a one-email decision prompt (``triage-decision``), or a mode's system
-    prompt with the first observation as the tools adapter renders it."""
+    prompt and a short user turn for the tools adapter: TRL adds the episode's first
+    observation (what ``reset`` returns) to that turn, so the row does not hold it too."""
     for row in episode_rows(mode, split, difficulty, n, seed):
         if mode == "triage-decision":
             yield {**row, "prompt": prompt_for(row)}
         else:
-            first = TOOLS[mode]().reset(**row)
             yield {
                 **row,
                 "prompt": [
                     {"role": "system", "content": SYSTEM_PROMPTS[mode]},
-                    {"role": "user", "content": first},
+                    {"role": "user", "content": START_TURN},
                 ],
             }
 

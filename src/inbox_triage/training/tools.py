@@ -1,9 +1,15 @@
 """Multi-turn tools for ``GRPOTrainer(environment_factory=...)``: one class per mode.
 
-TRL makes one instance per rollout with no arguments, calls ``reset(**row)`` with the dataset
-row's columns (the episode: ``task``, ``split``, ``difficulty``, ``seed``, knobs, or a pack), shows
-every public method as a tool (its schema read from the type hints and the Google-style
-docstring, where ``(choices: [...])`` becomes an enum) and, at the end, ``get_reward()``.
+TRL (1.16) makes instances with no arguments and reuses each for many rollouts: it calls
+``reset(**row)`` with the dataset row's columns (the episode: ``task``, ``split``,
+``difficulty``, ``seed``, knobs, or a pack; other columns are ignored with a warning) and adds
+the text it returns to the row's last user message, shows every public method as a tool (its
+schema read from the type hints and the Google-style docstring, where ``(choices: [...])``
+becomes an enum) and, at the end, calls ``get_reward()``: the episode's grade, or with
+``penalised=True`` the grade less the episode's penalties and step costs (what every other
+route's step rewards sum to, so a refused call costs there too). An
+instance made by :func:`remote` holds one WebSocket session for the whole run, so the server's
+``--max-sessions`` must cover the generation batch.
 
 A refused action raises ``ValueError`` with the field and the allowed values: TRL counts it as a
 failed tool call and the model reads why. The environment still counts it too (an invalid
@@ -16,16 +22,37 @@ from __future__ import annotations
 
 import json
 import os
-from functools import cache
+import warnings
+from collections.abc import Callable
+from dataclasses import fields
+from functools import cache, partial
 from typing import Any
 
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.observations import ObservationMemory
+from inbox_triage.scenarios.generator import GenConfig
 from inbox_triage.training.prompts import POLICY_POINTS, routing_guide, who_wrote
 from inbox_triage.training.rewards import reset_args
 
 ENV_URL = "INBOX_TRIAGE_ENV_URL"
 BODY_CHARS = 1200
+# What reset takes from a row: the episode and the generator's knobs (a dataset's other columns,
+# such as a row id, are ignored).
+RESET_FIELDS = frozenset(
+    {"task", "task_id", "mode", "split", "difficulty", "seed", "observation"}
+    | {f.name for f in fields(GenConfig)}
+)
+
+
+@cache
+def _warn_unknown(columns: tuple[str, ...]) -> None:
+    """Says once per set of columns that they are not the episode's."""
+    if columns:
+        known = ", ".join(sorted(RESET_FIELDS))
+        warnings.warn(
+            f"reset ignores dataset column(s) {', '.join(columns)} (it reads: {known})",
+            stacklevel=3,
+        )
 
 
 @cache
@@ -50,8 +77,9 @@ class EpisodeTools:
     mode = ""
     env_url: str | None = None
 
-    def __init__(self) -> None:
-        url = self.env_url or os.environ.get(ENV_URL)
+    def __init__(self, env_url: str | None = None, penalised: bool = False) -> None:
+        url = env_url or self.env_url or os.environ.get(ENV_URL)
+        self.penalised = penalised
         self._client: Any = None
         self._env: InboxTriageEnv | None = None
         if url:
@@ -65,12 +93,14 @@ class EpisodeTools:
         self._memory = ObservationMemory()  # lean observations made whole (local play)
         self.calls = 0
         self.refusals = 0
+        self.total_reward = 0.0
         self._answers_seen = 0
 
     # ----------------------------------------------------------------- what TRL calls
     def reset(self, **row: Any) -> str:
         """Starts the row's episode and returns its first observation as text."""
-        args = reset_args(row)
+        args = {k: v for k, v in reset_args(row).items() if k in RESET_FIELDS}
+        _warn_unknown(tuple(sorted(set(reset_args(row)) - RESET_FIELDS)))
         if "task" not in args and "mode" not in row:
             args["mode"] = self.mode
         elif "task" not in args:
@@ -82,12 +112,18 @@ class EpisodeTools:
             assert self._env is not None
             self.observation = self._memory.update(self._env.reset(**args).model_dump())
         self.calls = self.refusals = self._answers_seen = 0
+        self.total_reward = 0.0
         guide = routing_guide(self.observation.get("policy"))
         return "\n\n".join(p for p in (guide, POLICY_POINTS, self._render()) if p)
 
     def get_reward(self) -> float:
-        """The episode's grade so far (its final grade once it has ended)."""
-        grade = (self.observation.get("metadata") or {}).get("grade")
+        """The episode's grade so far (its final grade once it has ended); made with
+        ``penalised=True``, the sum of its step rewards (the grade less penalties and step
+        costs)."""
+        metadata = self.observation.get("metadata") or {}
+        if self.penalised:  # the step rewards' sum: the grade less the penalties
+            return float(metadata.get("total_reward", self.total_reward))
+        grade = metadata.get("grade")
         if grade is not None:
             return float(grade["value"])
         return float(self.observation.get("progress_score") or 0.0)
@@ -105,6 +141,7 @@ class EpisodeTools:
             assert self._env is not None
             observation = self._memory.update(self._env.step(action).model_dump())
         self.observation = observation
+        self.total_reward += float(observation.get("reward") or 0.0)
         error = observation.get("last_action_error")
         if error:
             self.refusals += 1
@@ -414,9 +451,10 @@ def tool_names(mode: str) -> list[str]:
     )
 
 
-def remote(mode: str, url: str) -> type[EpisodeTools]:
-    """A mode's tools class whose instances play against the server at ``url``."""
-    return type(f"Remote{TOOLS[mode].__name__}", (TOOLS[mode],), {"env_url": url})
+def remote(mode: str, url: str, penalised: bool = False) -> Callable[[], EpisodeTools]:
+    """A factory of a mode's tools whose instances play against the server at ``url``. It
+    pickles (a ``partial`` of the module's class), as ``AsyncGRPOTrainer``'s workers need."""
+    return partial(TOOLS[mode], env_url=url, penalised=penalised)
 
 
 def render(mode: str, observation: dict[str, Any]) -> str:
