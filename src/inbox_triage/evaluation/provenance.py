@@ -18,6 +18,7 @@ from inbox_triage.evaluation.records import (
     write_meta,
 )
 from inbox_triage.grading import GRADER_VERSION
+from inbox_triage.scenarios.generator.data import LATEST
 
 
 def start_meta(config: RunConfig, out: Path, resume: bool, command: list[str] | None) -> RunMeta:
@@ -78,8 +79,6 @@ def _now() -> str:
 def versions() -> dict[str, str]:
     """What produced a run's numbers: Python, the packages, the grader's version and the
     generator's newest (a run of ``MODE/generated@v1`` names its version in the task id)."""
-    from inbox_triage.scenarios.generator.data import LATEST
-
     out = {
         "python": platform.python_version(),
         "grader": str(GRADER_VERSION),

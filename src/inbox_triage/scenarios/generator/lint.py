@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from inbox_triage.domain import Scenario, Ticket
+from inbox_triage.scenarios.generator.data import load_entities, load_entities_v2
 
 KINDS = (
     "unfilled_slot",
@@ -178,12 +179,13 @@ def lint_ticket(ticket: Ticket, our_domain: str = "northwind.example") -> Iterat
 def _repeats(ticket: Ticket, found: Found) -> Iterator[Finding]:
     seen: dict[str, str] = {}
     first = ticket.customer.first_name.lower()  # a line that signs is not a sentence said twice
+    signs = re.compile(rf"\b{re.escape(first)}\b") if first else None
     for where, text in _texts(ticket):
         if where in ("subject", "customer answer", "follow-up"):
             continue
         for sentence in _sentences(_own_part(text) if where == "body" else text):
             key = " ".join(re.findall(r"[a-z0-9']+", sentence.lower()))
-            signed = bool(first) and re.search(rf"\b{re.escape(first)}\b", key) is not None
+            signed = signs is not None and signs.search(key) is not None
             framing = not sentence.rstrip().endswith((".", "!", "?")) or signed
             if len(key.split()) < 5 or framing:
                 continue  # greeting or signing the same way twice repeats nothing
@@ -230,13 +232,9 @@ def _roles(ticket: Ticket, domain: str, our_domain: str, found: Found) -> Iterat
             yield found(
                 "tier_contradiction", "body", f"{ticket.customer.tier} customer with {match[0]}", 0
             )
-    customer = role in (None, "customer")
-    if customer and ticket.customer.tier in ("standard", "premium") and _TOP_PLANS.search(text):
-        yield found(
-            "tier_contradiction",
-            "body",
-            f"{ticket.customer.tier} customer on an Enterprise plan: {_TOP_PLANS.search(text)[0]}",
-        )  # type: ignore[index]
+    top = _TOP_PLANS.search(text)
+    if top and role in (None, "customer") and ticket.customer.tier in ("standard", "premium"):
+        yield found("tier_contradiction", "body", f"{ticket.customer.tier} customer on an {top[0]}")
 
 
 def _products(ticket: Ticket, found: Found) -> Iterator[Finding]:
@@ -258,8 +256,6 @@ def _products(ticket: Ticket, found: Found) -> Iterator[Finding]:
 def _catalogue() -> dict[str, str]:
     """Every product name either generator version uses, with its kind (v1's products have
     none: its hardware is told by name)."""
-    from inbox_triage.scenarios.generator.data import load_entities, load_entities_v2
-
     kinds = {
         p: "device" if _HARDWARE_NAMES.search(p) else "software" for p in load_entities().products
     }
@@ -275,8 +271,6 @@ def _product_kind(name: str) -> str:
 def _feature_kinds() -> dict[str, set[str]]:
     """Each catalogue feature and the side it belongs to: hardware ("device") or software (any
     other kind; software kinds share features such as sign-in and reports)."""
-    from inbox_triage.scenarios.generator.data import load_entities_v2
-
     out: dict[str, set[str]] = {}
     for product in load_entities_v2().products:
         for feature in product.features:
@@ -290,7 +284,7 @@ def _side(kind: str) -> str:
 
 def lint_scenario(scenario: Scenario) -> Iterator[Finding]:
     """Every ticket's findings, plus the scenario's own lines and addresses used by two people."""
-    our_domain = "northwind.example"
+    our_domain = load_entities_v2().our_domain  # where support and staff write from
     for ticket in scenario.tickets:
         yield from lint_ticket(ticket, our_domain)
     lines = scenario.customer_lines
