@@ -12,11 +12,11 @@ refuses (counted as invalid), never replaced by a guess. Needs the ``train`` ext
 from __future__ import annotations
 
 import json
-import re
 import threading
 from pathlib import Path
 from typing import Any
 
+from inbox_triage.action_tools import parse_tool_call as parse_tool_call
 from inbox_triage.agents.base import ActionDict, Observation
 from inbox_triage.domain import Scenario
 from inbox_triage.training.prompts import decision_action, decision_messages, parse_decision
@@ -26,7 +26,6 @@ from inbox_triage.training.tools import SYSTEM_PROMPTS, render, tool_schemas
 PREFIX = "hf:"
 PROMPT_FILE = "inbox_triage_prompt.json"  # how the model was prompted in training
 MAX_NEW_TOKENS = 200
-_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
 _LOADED: dict[str, tuple[Any, Any]] = {}
 _LOCK = threading.Lock()
 
@@ -138,29 +137,6 @@ class HFAgent:
         new = output[0, encoded["input_ids"].shape[1] :]
         self.usage.add(int(encoded["input_ids"].shape[1]), int(new.shape[0]))
         return tokenizer.decode(new, skip_special_tokens=True)
-
-
-def parse_tool_call(text: str) -> ActionDict:
-    """The action in a ``<tool_call>{"name": ..., "arguments": {...}}`` (or a bare JSON action);
-    an action the environment refuses when nothing parses."""
-    found = _TOOL_CALL.search(text)
-    candidate = found.group(1) if found else text
-    start, end = candidate.find("{"), candidate.rfind("}")
-    try:
-        data = json.loads(candidate[start : end + 1]) if start >= 0 < end else None
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("name"), str):
-        arguments = data.get("arguments")
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except ValueError:
-                arguments = {}
-        return {"action_type": data["name"], **(arguments if isinstance(arguments, dict) else {})}
-    if isinstance(data, dict) and isinstance(data.get("action_type"), str):
-        return data
-    return {"action_type": "unparseable_answer"}
 
 
 class _Usage:

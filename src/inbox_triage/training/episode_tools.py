@@ -11,6 +11,7 @@ from dataclasses import fields
 from functools import cache
 from typing import Any
 
+from inbox_triage.action_tools import refusal_text
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.observations import ObservationMemory
 from inbox_triage.scenarios.generator import GenConfig
@@ -18,7 +19,6 @@ from inbox_triage.training.prompts import POLICY_POINTS, routing_guide
 from inbox_triage.training.rewards import reset_args
 
 ENV_URL = "INBOX_TRIAGE_ENV_URL"
-BODY_CHARS = 1200
 # What reset takes from a row: the episode and the generator's knobs (a dataset's other columns,
 # such as a row id, are ignored).
 RESET_FIELDS = frozenset(
@@ -113,11 +113,7 @@ class EpisodeTools:
         error = observation.get("last_action_error")
         if error:
             self.refusals += 1
-            allowed = error.get("allowed")
-            text = f"{error.get('field')}: {error.get('message')}"
-            if allowed:
-                text += f" (allowed: {', '.join(map(str, allowed))})"
-            raise ValueError(text)
+            raise ValueError(refusal_text(error))
         text = str(observation.get("last_feedback") or "Done.")
         if observation.get("done"):
             return text + " The episode is over."

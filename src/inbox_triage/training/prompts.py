@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from inbox_triage.action_tools import who_wrote as who_wrote
+
 DECISION_KEYS = ("priority", "category", "route_to", "summary", "flag_review", "reply_draft")
 
 SYSTEM = (
@@ -69,15 +71,6 @@ def routing_guide(policy: str | None) -> str:
             return policy[len(text) :].strip()
     marker = policy.find("## Routing guide")
     return policy[marker:].strip() if marker >= 0 else ""
-
-
-def who_wrote(email: Mapping[str, Any]) -> str:
-    """The sender as the prompt names them: a tier's customer ("premium customer"), or their
-    role where the inbox says they are not a customer (a journalist is no "standard customer")."""
-    role = email.get("sender_role")
-    if role and role != "customer":
-        return str(role).replace("_", " ")
-    return f"{email.get('customer_tier')} customer"
 
 
 def render_email(email: Mapping[str, Any], vocabulary: Mapping[str, Any], guide: str) -> str:

@@ -25,20 +25,10 @@ from collections.abc import Callable
 from functools import cache, partial
 from typing import Any
 
-from inbox_triage.env import InboxTriageEnv
-from inbox_triage.training.episode_tools import BODY_CHARS, EpisodeTools
-from inbox_triage.training.prompts import who_wrote
-
-
-@cache
-def default_vocabulary(mode: str) -> dict[str, Any]:
-    """The vocabulary of a mode's generated episodes (one org profile per mode): what the tool
-    docstrings offer as choices. A pack with its own vocabulary is refused by value, with the
-    allowed values, like any other wrong value."""
-    from inbox_triage.scenarios.generator import generate
-
-    scenario = generate(mode, "train", "medium", 0)  # type: ignore[arg-type]
-    return InboxTriageEnv().reset_scenario(scenario).vocabulary
+from inbox_triage.action_tools import SYSTEM_PROMPTS as SYSTEM_PROMPTS
+from inbox_triage.action_tools import default_vocabulary
+from inbox_triage.action_tools import render as render
+from inbox_triage.training.episode_tools import EpisodeTools
 
 
 def _choices(mode: str, key: str) -> str:
@@ -52,19 +42,7 @@ class TriageTools(EpisodeTools):
     mode = "triage"
 
     def _render(self) -> str:
-        email = self.observation.get("current_email")
-        left = sum(1 for e in self.observation.get("inbox") or [] if not e.get("processed"))
-        if not email:
-            return f"No email is waiting ({left} left). Call finish."
-        answers = "".join(
-            f"\nThe customer answered: {str(m.get('body', '')).strip()[:BODY_CHARS]}"
-            for m in email.get("customer_messages") or []
-        )
-        return (
-            f"Email {email['email_id']} ({left} waiting) from {email.get('sender')} "
-            f"({who_wrote(email)})\nSubject: {email.get('subject')}\n\n"
-            f"{str(email.get('body', '')).strip()[:BODY_CHARS]}{answers}"
-        )
+        return render("triage", self.observation)
 
     def triage_email(
         self,
@@ -120,18 +98,9 @@ class TicketTools(EpisodeTools):
     mode = "ticket"
 
     def _render(self) -> str:
-        o = self.observation
-        new = (o.get("customer_messages") or [])[self._answers_seen :]
-        self._answers_seen += len(new)
-        answers = "".join(
-            f"\nThe customer answered: {str(m.get('body', '')).strip()[:BODY_CHARS]}" for m in new
-        )
-        return (
-            f"Ticket {o.get('ticket_id')} from {o.get('customer_name')} "
-            f"({o.get('customer_tier')} customer)\nSubject: {o.get('title')}\n\n"
-            f"{str(o.get('customer_message') or '').strip()[:BODY_CHARS]}{answers}\n\n"
-            f"{o.get('steps_remaining')} actions left."
-        )
+        text = render("ticket", self.observation, self._answers_seen)
+        self._answers_seen = len(self.observation.get("customer_messages") or [])
+        return text
 
     def set_priority(self, value: str) -> str:
         """Set the ticket's priority.
@@ -189,22 +158,7 @@ class InboxTools(EpisodeTools):
     mode = "inbox"
 
     def _render(self) -> str:
-        o = self.observation
-        lines = [
-            f"Minute {o.get('now')}; {o.get('steps_remaining')} actions left; escalation budget "
-            f"{o.get('escalation_budget_remaining')}; queue room {o.get('team_queue_remaining')}."
-        ]
-        for t in o.get("tickets") or []:
-            if t.get("status") in ("resolved", "closed"):
-                continue
-            answers = " ".join(str(m.get("body", "")) for m in t.get("customer_messages") or [])
-            lines.append(
-                f"\n{t.get('ticket_id')} [{t.get('status')}] {t.get('customer_tier')} "
-                f"{t.get('customer_name')}: {t.get('subject')}\n"
-                f"{str(t.get('message', '')).strip()[: BODY_CHARS // 2]}"
-                + (f"\nThe customer answered: {answers[: BODY_CHARS // 2]}" if answers else "")
-            )
-        return "\n".join(lines)
+        return render("inbox", self.observation)
 
     def classify_ticket(
         self, ticket_id: str, priority: str, queue: str, sentiment: str | None = None
@@ -281,19 +235,6 @@ class InboxTools(EpisodeTools):
         return self._act({"action_type": "finish"})
 
 
-_CALL = '<tool_call>\n{"name": "TOOL", "arguments": {...}}\n</tool_call>'
-SYSTEM_PROMPTS = {
-    "triage": "You triage a company's shared support inbox by calling tools, one call at a "
-    "time: triage_email for each email shown (request_info first when evidence is missing), "
-    "then finish. Write each call as\n" + _CALL,
-    "ticket": "You are a support agent working one ticket by calling tools, one call at a "
-    "time: set_priority, route_team, add_tag (once per tag), request_info if evidence is "
-    "missing, draft_reply, then close_ticket. Write each call as\n" + _CALL,
-    "inbox": "You work a support queue by calling tools, one call at a time: classify_ticket, "
-    "respond_ticket, escalate_ticket or resolve_ticket for each ticket, request_info where "
-    "evidence is missing, then finish. Write each call as\n" + _CALL,
-}
-
 TOOLS: dict[str, type[EpisodeTools]] = {
     "triage": TriageTools,
     "ticket": TicketTools,
@@ -342,15 +283,6 @@ def remote(mode: str, url: str, penalised: bool = False) -> Callable[[], Episode
     """A factory of a mode's tools whose instances play against the server at ``url``. It
     pickles (a ``partial`` of the module's class), as ``AsyncGRPOTrainer``'s workers need."""
     return partial(TOOLS[mode], env_url=url, penalised=penalised)
-
-
-def render(mode: str, observation: dict[str, Any]) -> str:
-    """An observation as a mode's tools show it (for agents that play with the same text)."""
-    cls = TOOLS[mode]
-    view = cls.__new__(cls)
-    view.observation = observation
-    view._answers_seen = 0
-    return view._render()
 
 
 @cache
