@@ -33,7 +33,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from inbox_triage.models import TriageAction
-from inbox_triage.server.app import MAX_BODY_BYTES, RESET_FIELDS, build_app
+from inbox_triage.server.app import MAX_BODY_BYTES, build_app
+from inbox_triage.server.sessions import RESET_FIELDS
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -247,6 +247,20 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
     def penalties(self) -> float:
         return self._penalties
 
+    def offer(self) -> dict[str, Any]:
+        """What the episode offers an agent to act with: its mode, the actions it allows now,
+        their fields and the vocabulary (what a tool list is made of, at any step)."""
+        scenario, engine, mode = self._scenario, self._engine, self._mode
+        if scenario is None or engine is None or mode is None:
+            raise RuntimeError("call reset() before offer()")
+        return {
+            "mode": scenario.mode,
+            "task_id": scenario.id,
+            "allowed_actions": [] if self._done else list(mode.action_types),
+            "action_schema": mode.schema(),
+            "vocabulary": mode.vocabulary(engine),
+        }
+
     def grade(self) -> Grade:
         if self._grader is None:
             raise RuntimeError("call reset() before grade()")

@@ -27,15 +27,15 @@ import uvicorn
 from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from openenv.core.env_server.http_server import create_fastapi_app
+from openenv.core.env_server.mcp_types import JsonRpcErrorCode
 from openenv.core.env_server.types import ConcurrencyConfig
 from pydantic import ValidationError
 
 from inbox_triage.env import ActionRefused, InboxTriageEnv
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
-from inbox_triage.scenarios import ScenarioError
-from inbox_triage.scenarios.pack_library import PACKS_ENV, PackLibrary, PackRefused
+from inbox_triage.scenarios.pack_library import PACKS_ENV, PackLibrary
 from inbox_triage.server.baseline import Baseline, agent_factory_for
 from inbox_triage.server.catalog import known_words, pack_catalog, task_catalog
 from inbox_triage.server.console import add_console
@@ -44,26 +44,23 @@ from inbox_triage.server.errors import (
     error_response,
     first_error_field,
 )
+from inbox_triage.server.mcp import SESSION_HEADER, HttpMcp, RpcError, answer
 from inbox_triage.server.memory import start_memory_trimmer
 from inbox_triage.server.run_library import RUNS_ENV, RunLibrary
-from inbox_triage.server.sessions import DEFAULT_SESSION, SessionError, SessionStore
-from inbox_triage.server.ws import SocketSessions, serve_socket
+from inbox_triage.server.sessions import (
+    DEFAULT_SESSION,
+    SessionError,
+    SessionStore,
+    check_reset_fields,
+    start_episode,
+)
+from inbox_triage.server.ws import SocketSessions, mcp_bad_json, serve_socket, speak_mcp
 
 DEFAULT_PORT = 8000
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_IDLE_TIMEOUT_S = 900.0
 MAX_BODY_BYTES = 64 * 1024
 MAX_WS_FRAME_BYTES = 2 * 1024 * 1024  # a larger frame closes the connection (uvicorn: 16 MiB)
-RESET_FIELDS = {
-    "task",
-    "task_id",
-    "mode",
-    "split",
-    "difficulty",
-    "seed",
-    "episode_id",
-    "observation",
-}
 
 
 _error = error_response
@@ -135,30 +132,63 @@ def build_app(
         ),
         state_cls=TriageState,
     )
-    replaced = {("/reset", "POST"), ("/step", "POST"), ("/state", "GET")}
+    replaced = {("/reset", "POST"), ("/step", "POST"), ("/state", "GET"), ("/mcp", "POST")}
     app.router.routes = [
         r
         for r in app.router.routes
-        if getattr(r, "path", None) != "/ws"  # ours: the same protocol, lean (server/ws.py)
-        and not any(
+        # ours: the same protocol, lean (server/ws.py); MCP with tools (server/mcp.py)
+        if getattr(r, "path", None) not in ("/ws", "/mcp") or getattr(r, "methods", None)
+        if not any(
             getattr(r, "path", None) == p and m in getattr(r, "methods", set()) for p, m in replaced
         )
     ]
     sockets = app.state.sockets = SocketSessions(max_sessions, idle_timeout_s)
 
-    @app.websocket("/ws")
-    async def websocket(socket: WebSocket) -> None:
-        await serve_socket(socket, sockets, factory)
-
     store = SessionStore(factory, max_sessions, idle_timeout_s)
     app.state.sessions = store
+
+    def joined(session_id: str) -> InboxTriageEnv | None:
+        """The env of an HTTP session a socket may join: one opened by name, never the
+        shared default."""
+        if session_id == DEFAULT_SESSION:
+            return None
+        try:
+            return store.get(session_id, create=False).env
+        except SessionError:
+            return None
+
+    @app.websocket("/ws")
+    async def websocket(socket: WebSocket) -> None:
+        await serve_socket(socket, sockets, factory, attach=joined)
+
+    @app.websocket("/mcp")
+    async def mcp_socket(socket: WebSocket) -> None:
+        await serve_socket(socket, sockets, factory, joined, speak_mcp, mcp_bad_json)
+
+    mcp = HttpMcp(store)
+
+    @app.post("/mcp", tags=["MCP"], summary="MCP: initialize, reset, tools/list, tools/call")
+    async def mcp_http(request: Request) -> Response:
+        raw = await request.body()
+        try:
+            body = json.loads(raw)
+        except (ValueError, RecursionError):
+            error = RpcError(JsonRpcErrorCode.PARSE_ERROR, "the body is not valid JSON")
+            return JSONResponse(answer(None, error=error))
+        named = request.headers.get(SESSION_HEADER) or request.headers.get("x-session-id")
+        result, session_id = mcp.handle(body, named)
+        if result is None:
+            return Response(status_code=202)
+        headers = {"Mcp-Session-Id": session_id} if session_id else None
+        return JSONResponse(result, headers=headers)
+
     app.state.packs = library
     baseline = app.state.baseline = Baseline(factory, allow_llm=allow_llm_baseline)
     app.router.on_startup.append(start_memory_trimmer)
 
     @app.exception_handler(SessionError)
     async def _session_error(_: Request, exc: SessionError) -> JSONResponse:
-        return _error(exc.status, exc.field, exc.message)
+        return _error(exc.status, exc.field, exc.message, exc.allowed)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -175,24 +205,10 @@ def build_app(
     async def reset(request: Request) -> JSONResponse:
         body = await _json_object(request)
         session_id = _session_id(request, body)
-        unknown = set(body) - RESET_FIELDS - _knob_names()
-        if unknown:
-            return _error(
-                422,
-                sorted(unknown)[0],
-                "is not a reset field",
-                sorted(RESET_FIELDS | _knob_names()),
-            )
+        check_reset_fields(body)
         session = store.get(session_id, create=True)
         with session.lock:
-            try:
-                observation = session.env.reset(**body)
-            except PackRefused as exc:
-                return _error(422, exc.field, exc.message, exc.allowed)
-            except ScenarioError as exc:
-                return _error(422, "task", str(exc))
-            except TypeError:
-                return _error(422, "body", "a reset field has the wrong type")
+            observation = start_episode(session.env, body)
         return JSONResponse(_payload(observation, session_id))
 
     @app.post("/step", tags=["Sessions"], summary="Take an action in an HTTP session")
@@ -300,14 +316,6 @@ def _announce(on_ready: Callable[[str], None], url: str) -> Callable[[], Awaitab
         on_ready(url)
 
     return announce
-
-
-def _knob_names() -> set[str]:
-    from dataclasses import fields
-
-    from inbox_triage.scenarios.generator import GenConfig
-
-    return {f.name for f in fields(GenConfig)}
 
 
 def _settings_from_env() -> tuple[int, float | None]:

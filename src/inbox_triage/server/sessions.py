@@ -12,9 +12,14 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import Any
 
 from inbox_triage.env import InboxTriageEnv
+from inbox_triage.models import TriageObservation
+from inbox_triage.scenarios import ScenarioError
+from inbox_triage.scenarios.pack_library import PackRefused
 
 DEFAULT_SESSION = "default"
 SESSION_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -23,11 +28,56 @@ SESSION_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 class SessionError(Exception):
     """A session problem with the HTTP status it deserves."""
 
-    def __init__(self, status: int, field: str, message: str) -> None:
+    def __init__(
+        self, status: int, field: str, message: str, allowed: list[str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.field = field
         self.message = message
+        self.allowed = allowed
+
+
+RESET_FIELDS = {
+    "task",
+    "task_id",
+    "mode",
+    "split",
+    "difficulty",
+    "seed",
+    "episode_id",
+    "observation",
+}
+
+
+@cache
+def knob_names() -> frozenset[str]:
+    """The generator's knobs, which a reset may set (``size=40``)."""
+    from inbox_triage.scenarios.generator import GenConfig
+
+    return frozenset(f.name for f in fields(GenConfig))
+
+
+def check_reset_fields(body: dict[str, Any]) -> None:
+    """A 422 for a field no reset takes (before any session is made for it)."""
+    unknown = set(body) - RESET_FIELDS - knob_names()
+    if unknown:
+        allowed = sorted(RESET_FIELDS | knob_names())
+        raise SessionError(422, sorted(unknown)[0], "is not a reset field", allowed)
+
+
+def start_episode(env: InboxTriageEnv, body: dict[str, Any]) -> TriageObservation:
+    """A reset from a request's fields (``POST /reset``, MCP's ``reset``): an unknown field, a
+    task or pack that does not exist, or a value of the wrong type is a 422 naming the field."""
+    check_reset_fields(body)
+    try:
+        return env.reset(**body)
+    except PackRefused as exc:
+        raise SessionError(422, exc.field, exc.message, exc.allowed) from None
+    except ScenarioError as exc:
+        raise SessionError(422, "task", str(exc)) from None
+    except TypeError:
+        raise SessionError(422, "body", "a reset field has the wrong type") from None
 
 
 @dataclass

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 from fastapi import WebSocket, WebSocketDisconnect
-from openenv.core.env_server.mcp_types import JsonRpcErrorCode, JsonRpcRequest
+from openenv.core.env_server.mcp_types import JsonRpcErrorCode
 from openenv.core.env_server.types import (
     WSCloseMessage,
     WSErrorCode,
@@ -34,6 +34,7 @@ from pydantic import ValidationError
 
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.models import TriageAction, TriageObservation
+from inbox_triage.server.mcp import RpcError, answer, dispatch_bound
 
 _ENVELOPE = frozenset({"type", "data"})
 _NOT_SENT = frozenset({"reward", "done"})
@@ -97,36 +98,21 @@ def _validation_error(exc: ValidationError) -> str:
     return _error("Invalid message", WSErrorCode.VALIDATION_ERROR, errors=errors)
 
 
-def _rpc(request_id: Any, result: Any = None, error: tuple[int, str] | None = None) -> str:
-    body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
-    if error is None:
-        body["result"] = result
-    else:
-        body["error"] = {"code": error[0], "message": error[1], "data": None}
-    return orjson.dumps({"type": "mcp", "data": body}).decode()
+def _mcp(data: Any, env: InboxTriageEnv, session_id: str) -> str | None:
+    """A ``{"type": "mcp"}`` frame: JSON-RPC on the socket's own episode (``server/mcp.py``)."""
+    body = dispatch_bound(data, env, session_id)
+    return None if body is None else orjson.dumps({"type": "mcp", "data": body}).decode()
 
 
-def _mcp(data: Any, session_id: str) -> str:
-    """inbox-triage has no MCP tools: OpenEnv's answers for an environment without them."""
-    try:
-        request = JsonRpcRequest(**data) if isinstance(data, dict) else JsonRpcRequest()
-    except (ValidationError, TypeError):
-        return _rpc(None, error=(JsonRpcErrorCode.INVALID_REQUEST.value, "Invalid request"))
-    if not isinstance(request.params, dict):
-        return _rpc(
-            request.id, error=(JsonRpcErrorCode.INVALID_PARAMS.value, "Params must be an object")
-        )
-    if request.method == "openenv/session/create":
-        return _rpc(request.id, result={"session_id": session_id})
-    if request.method.startswith("tools/"):
-        code = JsonRpcErrorCode.INTERNAL_ERROR.value
-        return _rpc(request.id, error=(code, "Environment does not support MCP"))
-    code = JsonRpcErrorCode.METHOD_NOT_FOUND.value
-    return _rpc(request.id, error=(code, f"Method not found: {request.method}"))
+# What a socket does with one message: the frame to answer (None: none) and whether to go on.
+Speaker = Callable[[InboxTriageEnv, Any, str], tuple[str | None, bool]]
 
 
-def _answer(env: InboxTriageEnv, message: dict[str, Any], session_id: str) -> str | None:
-    """The frame that answers one message (None: close the session)."""
+def _answer(env: InboxTriageEnv, message: Any, session_id: str) -> tuple[str | None, bool]:
+    """OpenEnv's protocol: the frame that answers one message; a message that is not a JSON
+    object, or ``close``, ends the session."""
+    if not isinstance(message, dict):
+        return _error("a message must be a JSON object", WSErrorCode.SESSION_ERROR), False
     kind = message.get("type", "")
     data = message.get("data")
     plain = message.keys() <= _ENVELOPE
@@ -134,35 +120,55 @@ def _answer(env: InboxTriageEnv, message: dict[str, Any], session_id: str) -> st
         if kind == "step":
             if not (plain and type(data) is dict):
                 WSStepMessage(**message)  # raises OpenEnv's own validation error
-            return observation_frame(env.step_validated(TriageAction.model_validate(data)))
+            frame = observation_frame(env.step_validated(TriageAction.model_validate(data)))
+            return frame, True
         if kind == "reset":
             if not plain or ("data" in message and type(data) is not dict):
                 WSResetMessage(**message)
-            return observation_frame(env.reset(**(data or {})))
+            return observation_frame(env.reset(**(data or {}))), True
         if kind == "state":
             WSStateMessage(**message)
-            return orjson.dumps({"type": "state", "data": env.state.model_dump()}).decode()
+            return orjson.dumps({"type": "state", "data": env.state.model_dump()}).decode(), True
         if kind == "close":
             WSCloseMessage(**message)
-            return None
+            return None, False
         if kind == "mcp":
-            return _mcp(data, session_id)
+            return _mcp(data, env, session_id), True
     except ValidationError as exc:
-        return _validation_error(exc)
+        return _validation_error(exc), True
     except Exception as exc:  # noqa: BLE001 - as OpenEnv: the message fails, the session stays
-        return _error(str(exc), WSErrorCode.EXECUTION_ERROR)
-    return _error(f"Unknown message type: {kind}", WSErrorCode.UNKNOWN_TYPE)
+        return _error(str(exc), WSErrorCode.EXECUTION_ERROR), True
+    return _error(f"Unknown message type: {kind}", WSErrorCode.UNKNOWN_TYPE), True
+
+
+def speak_mcp(env: InboxTriageEnv, message: Any, session_id: str) -> tuple[str | None, bool]:
+    """``/mcp`` over a WebSocket: every frame one JSON-RPC request, answered in kind."""
+    body = dispatch_bound(message, env, session_id)
+    return (None if body is None else orjson.dumps(body).decode()), True
+
+
+def mcp_bad_json(why: str) -> str:
+    """A frame that is not JSON, answered as JSON-RPC's parse error."""
+    return orjson.dumps(answer(None, error=RpcError(JsonRpcErrorCode.PARSE_ERROR, why))).decode()
 
 
 async def serve_socket(
-    websocket: WebSocket, sessions: SocketSessions, factory: Callable[[], InboxTriageEnv]
+    websocket: WebSocket,
+    sessions: SocketSessions,
+    factory: Callable[[], InboxTriageEnv],
+    attach: Callable[[str], InboxTriageEnv | None] = lambda _: None,
+    speak: Speaker = _answer,
+    bad_json: Callable[[str], str] = lambda why: _error(why, WSErrorCode.INVALID_JSON),
 ) -> None:
     """One connection, one environment, until the client closes it, goes silent for the idle
     timeout, or sends something that is not a JSON object (answered, then closed, as OpenEnv
-    does)."""
+    does). ``?session_id=`` joins one of the HTTP sessions instead (as OpenEnv's
+    ``MCPToolClient`` does with the session ``/mcp`` opened for it): the socket and
+    ``POST /mcp`` then play the same episode, and the session outlives the socket."""
     await websocket.accept()
-    if websocket.query_params.get("session_id"):
-        # OpenEnv attaches a socket to one of its HTTP MCP sessions; there are none here.
+    joined = websocket.query_params.get("session_id")
+    shared = attach(joined) if joined else None
+    if joined and shared is None:
         await _close_with(websocket, _error("Unknown session_id", WSErrorCode.SESSION_ERROR))
         return
     if sessions.open >= sessions.limit:
@@ -177,10 +183,10 @@ async def serve_socket(
         )
         return
     sessions.opened(websocket)
-    session_id = str(uuid.uuid4())
+    session_id = joined or str(uuid.uuid4())
     last_seen = sessions.last_seen
     try:
-        env = factory()
+        env = shared or factory()
         while True:
             raw = await websocket.receive_text()
             if websocket not in last_seen:  # the sweeper closed it meanwhile
@@ -192,19 +198,13 @@ async def serve_socket(
                 try:  # what Python reads and orjson does not (NaN, huge integers), as OpenEnv
                     message = json.loads(raw)
                 except json.JSONDecodeError as exc:
-                    await websocket.send_text(
-                        _error(f"Invalid JSON: {exc}", WSErrorCode.INVALID_JSON)
-                    )
+                    await websocket.send_text(bad_json(f"Invalid JSON: {exc}"))
                     continue
-            if not isinstance(message, dict):
-                await websocket.send_text(
-                    _error("a message must be a JSON object", WSErrorCode.SESSION_ERROR)
-                )
+            frame, go_on = speak(env, message, session_id)
+            if frame is not None:
+                await websocket.send_text(frame)
+            if not go_on:
                 break
-            answer = _answer(env, message, session_id)
-            if answer is None:
-                break
-            await websocket.send_text(answer)
     except WebSocketDisconnect:
         return
     except Exception:  # noqa: BLE001 - a binary frame, a frame too large...: answer and close
