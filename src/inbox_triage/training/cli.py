@@ -175,7 +175,9 @@ def _export(kind: str) -> Callable[..., None]:
         difficulty: Annotated[str, typer.Option(help="easy | medium | hard.")] = "easy",
         n: Annotated[int, typer.Option(min=1, help="Rows.")] = 1000,
         seed: Annotated[int, typer.Option(min=0, help="Seed of the first row.")] = 0,
-        format: Annotated[str, typer.Option(help="jsonl | parquet | hf.")] = "jsonl",  # noqa: A002
+        format: Annotated[  # noqa: A002
+            str, typer.Option(help="jsonl | parquet | hf | skyrl (prompts: SkyRL's rows).")
+        ] = "jsonl",
     ) -> None:
         from inbox_triage.training import export
 
@@ -185,7 +187,11 @@ def _export(kind: str) -> Callable[..., None]:
             raise typer.BadParameter(
                 f"must be one of {', '.join(export.FORMATS)}", param_hint="--format"
             )
-        if kind == "prompts":
+        if format == "skyrl" and kind != "prompts":
+            raise typer.BadParameter("skyrl is a format of prompts", param_hint="--format")
+        if format == "skyrl":
+            rows = list(export.skyrl_rows(mode, split, difficulty, n, seed))
+        elif kind == "prompts":
             rows = list(export.prompt_rows(mode, split, difficulty, n, seed))
         else:
             demo_kind = "decisions" if mode == "triage-decision" else "tools"

@@ -3,7 +3,9 @@ oracle's decisions as chat SFT data (single-turn decisions and tool-call convers
 
 Rows name their episode (mode, task, split, difficulty, seed, knobs), so a reward function or an
 environment adapter can replay them. ``jsonl`` needs nothing; ``parquet`` and ``hf`` (a
-``datasets`` folder for ``load_from_disk``) need the ``train`` extra.
+``datasets`` folder for ``load_from_disk``) need the ``train`` extra. ``skyrl`` writes prompts as
+SkyRL's rows (JSON lines, or parquet for a ``.parquet`` path), played by
+``inbox_triage.integrations.skyrl``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from inbox_triage.training.prompts import decision_json
 from inbox_triage.training.rewards import decision_row, prompt_for, reset_args
 from inbox_triage.training.tools import SYSTEM_PROMPTS, TOOLS
 
-FORMATS = ("jsonl", "parquet", "hf")
+FORMATS = ("jsonl", "parquet", "hf", "skyrl")
+# The id inbox_triage.integrations.skyrl.register() gives the env (the rows' env_class).
+SKYRL_ENV_CLASS = "inbox-triage"
 # The user turn of a tools prompt; TRL appends the first observation after it.
 START_TURN = "Here is your shift. Work it with the tools.\n\n"
 KINDS = ("decisions", "tools")
@@ -60,6 +64,26 @@ def prompt_rows(
                     {"role": "user", "content": START_TURN},
                 ],
             }
+
+
+def skyrl_rows(
+    mode: str, split: str, difficulty: str, n: int, seed: int = 0
+) -> Iterator[dict[str, Any]]:
+    """Rows as SkyRL reads them: the mode's tools prompt (the env adds the first observation),
+    ``env_class``, a ``reward_spec`` whose rule is the env itself (SkyRL's docs allow ``rule``
+    or ``reward_model``), the episode as ``extra_info``, and ``data_source`` (SkyRL groups its
+    eval metrics by it). ``triage-decision`` rows are one-email triage episodes."""
+    for row in episode_rows(mode, split, difficulty, n, seed):
+        yield {
+            "data_source": f"inbox-triage/{row['mode']}",
+            "prompt": [
+                {"role": "system", "content": SYSTEM_PROMPTS[row["mode"]]},
+                {"role": "user", "content": START_TURN},
+            ],
+            "env_class": SKYRL_ENV_CLASS,
+            "reward_spec": {"method": "rule", "ground_truth": None},
+            "extra_info": row,
+        }
 
 
 def _oracle(row: dict[str, Any]) -> tuple[InboxTriageEnv, Any, Any]:
@@ -119,9 +143,12 @@ def demo_rows(
 
 
 def write(rows: list[dict[str, Any]], out: Path, fmt: str) -> Path:
-    """Writes rows as JSON lines, a parquet file or a ``datasets`` folder."""
+    """Writes rows as JSON lines, a parquet file or a ``datasets`` folder (``skyrl``: by the
+    path's suffix, parquet or JSON lines)."""
     if fmt not in FORMATS:
         raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
+    if fmt == "skyrl":  # SkyRL reads parquet and JSON lines
+        fmt = "parquet" if out.suffix == ".parquet" else "jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "jsonl":
         with out.open("w", encoding="utf-8") as fh:
