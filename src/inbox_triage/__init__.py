@@ -33,6 +33,9 @@ _LAZY = {
     "generate": "inbox_triage.scenarios.generator",
     "Curriculum": "inbox_triage.scenarios.curriculum",
     "load_task": "inbox_triage.scenarios",
+    # Not public API (not in __all__): verifiers' `load_environment("inbox-triage")` imports
+    # the module `inbox_triage` and reads this name (needs the `verifiers` extra).
+    "load_environment": "inbox_triage.integrations.verifiers",
 }
 
 if TYPE_CHECKING:
