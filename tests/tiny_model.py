@@ -64,3 +64,52 @@ def weights(path: Path) -> dict:
     from safetensors.torch import load_file
 
     return load_file(str(path / "model.safetensors"))
+
+
+def tiny_text_checkpoint(out: Path, corpus: list[str], vocab_size: int = 4000) -> Path:
+    """A tiny random model whose byte-level BPE tokenizer (trained here on ``corpus``) writes
+    any text, under TRL's tool-capable chat template: for tests that script what the model
+    "generates" (tool calls) and let TRL parse, dispatch and score it."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    from inbox_triage.training.model import tool_template
+
+    core = Tokenizer(models.BPE())
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    learn = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIALS[:3],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    core.train_from_iterator(corpus, learn)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        bos_token="<|im_start|>",
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+    )
+    tokenizer.chat_template = tool_template()
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=32768,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
