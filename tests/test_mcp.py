@@ -122,8 +122,9 @@ def test_tools_call_plays_the_oracle_to_its_grade_with_the_same_rewards_as_in_pr
     assert data["total_reward"] == pytest.approx(local.total_reward)
     grader = client.get("/grader", headers={"X-Session-Id": session}).json()
     assert grader["score"] == pytest.approx(1.0) and grader["done"] is True
-    ended = call(client, session, "tools/call", name="finish")
-    assert ended["error"]["data"]["field"] == "episode"
+    ended = call(client, session, "tools/call", name="finish")["result"]
+    assert ended["isError"] and ended["data"]["error"]["field"] == "episode"
+    assert ended["data"]["done"] is True and ended["data"]["reward"] == 0.0
 
 
 def test_a_refused_call_names_the_field_and_the_allowed_values_and_costs_a_step(client):
@@ -245,8 +246,29 @@ def test_openenvs_mcp_tool_client_plays_to_the_oracles_grade_in_process(task):
     assert played["after"] == []  # an ended episode offers nothing more to do
 
 
+async def play_with_fastmcp(url: str, task: str, seed: int) -> dict[str, Any]:
+    """A plain MCP client (FastMCP's, over streamable HTTP) that knows nothing of reset: the
+    URL names the episode."""
+    from fastmcp import Client
+
+    async with Client(f"{url}/mcp?task={task}&split=test&seed={seed}") as mcp:
+        tools = {t.name: t.inputSchema for t in await mcp.list_tools()}
+        data: dict[str, Any] = {}
+        for action, _ in oracle_calls(task, seed):
+            name, arguments = as_call(action)
+            result = await mcp.call_tool(name, arguments, raise_on_error=False)
+            assert not result.is_error
+            data = result.structured_content or {}
+        wrong = await mcp.call_tool("finish", {}, raise_on_error=False)
+        return {"tools": tools, "data": data, "after_end": wrong}
+
+
 def test_openenvs_mcp_tool_client_against_a_real_server():
     with running_server("--packs", PACKS) as url:
+        fast = asyncio.run(play_with_fastmcp(url, "inbox/generated", 9))
+        assert fast["data"]["grade"]["value"] == pytest.approx(1.0)
+        assert fast["tools"]["resolve_ticket"]["properties"]["resolution_code"]["enum"]
+        assert fast["after_end"].is_error
         played = asyncio.run(play_with_mcp_tool_client(url, "ticket/generated", 8))
         assert played["data"]["grade"]["value"] == pytest.approx(1.0)
         priority = played["tools"]["set_priority"].input_schema["properties"]["value"]

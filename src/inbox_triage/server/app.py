@@ -44,7 +44,7 @@ from inbox_triage.server.errors import (
     error_response,
     first_error_field,
 )
-from inbox_triage.server.mcp import SESSION_HEADER, HttpMcp, RpcError, answer
+from inbox_triage.server.mcp import SESSION_HEADER, HttpMcp, RpcError, answer, query_episode
 from inbox_triage.server.memory import start_memory_trimmer
 from inbox_triage.server.run_library import RUNS_ENV, RunLibrary
 from inbox_triage.server.sessions import (
@@ -176,7 +176,8 @@ def build_app(
             error = RpcError(JsonRpcErrorCode.PARSE_ERROR, "the body is not valid JSON")
             return JSONResponse(answer(None, error=error))
         named = request.headers.get(SESSION_HEADER) or request.headers.get("x-session-id")
-        result, session_id = mcp.handle(body, named)
+        episode = query_episode(request.query_params)
+        result, session_id = mcp.handle(body, named, episode)
         if result is None:
             return Response(status_code=202)
         headers = {"Mcp-Session-Id": session_id} if session_id else None

@@ -2,12 +2,14 @@
 
 JSON-RPC 2.0 as MCP speaks it: ``initialize``, ``ping``, ``tools/list`` and ``tools/call``;
 OpenEnv's ``openenv/session/create`` and ``openenv/session/close``; and ``reset``, which starts
-an episode in the session (the fields of ``POST /reset``), for clients that speak nothing but
-MCP. Over HTTP a session is one of the server's HTTP sessions, named by ``params.session_id``,
-the ``Mcp-Session-Id`` header (``initialize`` opens one and answers it there) or
+an episode in the session (the fields of ``POST /reset``). Over HTTP a session is one of the
+server's HTTP sessions, named by ``params.session_id``, the ``Mcp-Session-Id`` header
+(``initialize`` opens one and answers it there, as MCP's streamable HTTP transport expects) or
 ``X-Session-Id``, so ``/reset``, ``/grader`` and ``/ws?session_id=`` (what OpenEnv's
-``MCPToolClient`` connects to) see the same episode. Over a WebSocket (``/mcp``, or a
-``{"type": "mcp"}`` frame on ``/ws``) it is the socket's own.
+``MCPToolClient`` connects to) see the same episode. A plain MCP client, which knows nothing of
+``reset``, names its episode in the URL: ``/mcp?task=ticket/generated&seed=3`` starts it in the
+session ``initialize`` opens. Over a WebSocket (``/mcp``, or a ``{"type": "mcp"}`` frame on
+``/ws``) the session is the socket's own.
 
 The tools are the mode's actions with the episode's vocabulary as enums
 (``inbox_triage.action_tools``); before a reset, ``tools/list`` shows those of
@@ -20,6 +22,8 @@ answer has ``isError`` and names the field and the allowed values.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,11 +40,18 @@ from inbox_triage.action_tools import (
     to_action,
 )
 from inbox_triage.env import InboxTriageEnv
-from inbox_triage.server.sessions import SessionError, SessionStore, start_episode
+from inbox_triage.server.sessions import (
+    SessionError,
+    SessionStore,
+    check_reset_fields,
+    start_episode,
+)
 
 PROTOCOLS = ("2024-11-05", "2025-03-26", "2025-06-18")
 SESSION_HEADER = "mcp-session-id"
 DEFAULT_MODE = "triage"
+ENDED = "has ended: there is nothing more to do (reset starts another)"
+NO_EPISODE = "has not started: reset it first, or name the episode in the URL (/mcp?task=...)"
 UNKNOWN_SESSION = "is not an open session: open one with openenv/session/create or initialize"
 INSTRUCTIONS = (
     "A support inbox. Start an episode with `reset` (task, split, difficulty, seed), list the "
@@ -141,18 +152,16 @@ def reset(env: InboxTriageEnv, params: dict[str, Any]) -> dict[str, Any]:
         ) from None
     mode = observation["mode"]
     data = {"task_id": observation["task_id"], "mode": mode, "done": False}
-    text = render(mode, observation)
-    return {"content": [{"type": "text", "text": text}], "structuredContent": data, "data": data}
+    return tool_result(data, render(mode, observation))
 
 
 def call_tool(env: InboxTriageEnv, params: dict[str, Any]) -> dict[str, Any]:
     """One step: the call as its action, played; the answer as MCP's ``CallToolResult``."""
     if env.scenario is None:
-        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, "call reset first", "episode")
-    if env.done:
-        raise RpcError(
-            JsonRpcErrorCode.INVALID_REQUEST, "the episode has ended; call reset", "episode"
-        )
+        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, NO_EPISODE, "episode")
+    if env.done:  # the model's answer, as a refusal: it has nothing left to do
+        error = {"field": "episode", "message": ENDED, "allowed": None}
+        return tool_result({"reward": 0.0, "done": True, "error": error}, refusal_text(error))
     mode = env.scenario.mode
     name, arguments = params.get("name"), params.get("arguments")
     refused: dict[str, Any] | None = None
@@ -180,11 +189,17 @@ def call_tool(env: InboxTriageEnv, params: dict[str, Any]) -> dict[str, Any]:
             total_reward=metadata.get("total_reward"),
             penalties=metadata.get("penalties"),
         )
-    data["text"] = text
+    return tool_result(data, text)
+
+
+def tool_result(data: dict[str, Any], text: str) -> dict[str, Any]:
+    """MCP's ``CallToolResult``: the text a model reads, the same as data (with ``data``, the
+    key ``MCPToolClient.call_tool`` returns), and ``isError`` for a refusal."""
+    data = {**data, "text": text}
     return {
         "content": [{"type": "text", "text": text}],
         "structuredContent": data,
-        "isError": bool(error),
+        "isError": "error" in data,
         "data": data,
     }
 
@@ -250,10 +265,13 @@ class HttpMcp:
         self.store = store
 
     def handle(
-        self, body: Any, header_session: str | None
+        self, body: Any, header_session: str | None, episode: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any] | None, str | None]:
         """The answer (None for a notification) and the session to name in the
-        ``Mcp-Session-Id`` header."""
+        ``Mcp-Session-Id`` header. ``episode`` (the URL's query) is started in a session that
+        ``initialize`` or ``openenv/session/create`` opens: an MCP client that knows nothing
+        of ``reset`` plays the episode its URL names."""
+        self.episode = episode or {}
         try:
             request = parse(body)
         except RpcError as exc:
@@ -297,6 +315,34 @@ class HttpMcp:
             return _episode_method(request, session.env), named
 
     def _open(self) -> str:
+        if self.episode:
+            check_reset_fields(self.episode)  # before a session is made for it
         session_id = self.store.new_id()
-        self.store.get(session_id, create=True)
+        session = self.store.get(session_id, create=True)
+        if self.episode:
+            try:
+                start_episode(session.env, self.episode)
+            except SessionError:
+                self.store.close(session_id)
+                raise
         return session_id
+
+
+def query_episode(query: Mapping[str, str]) -> dict[str, Any]:
+    """Reset fields from a URL's query (``?task=ticket/generated&seed=3``): numbers where the
+    field is one (seeds, knobs), text otherwise."""
+    out: dict[str, Any] = {}
+    for key, value in query.items():
+        if key in TEXT_FIELDS:
+            out[key] = value
+            continue
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value  # refused by the field's own check, by name
+    return out
+
+
+TEXT_FIELDS = frozenset(
+    {"task", "task_id", "mode", "split", "difficulty", "episode_id", "observation"}
+)
