@@ -198,24 +198,7 @@ def test_register_is_idempotent_and_will_not_take_anothers_id():
 @pytest.mark.parametrize("mode", ["triage-decision", *MODES])
 def test_exported_skyrl_rows_make_envs_that_play(tmp_path, mode):
     out = tmp_path / "rows.jsonl"
-    result = CliRunner().invoke(
-        app,
-        [
-            "export",
-            "prompts",
-            "--format",
-            "skyrl",
-            "--mode",
-            mode,
-            "--split",
-            "test",
-            "--n",
-            "2",
-            "--out",
-            str(out),
-        ],
-    )
-    assert result.exit_code == 0, result.output
+    export_skyrl(mode, out)
     rows = read(out)
     assert len(rows) == 2
     register()
@@ -234,27 +217,17 @@ def test_exported_skyrl_rows_make_envs_that_play(tmp_path, mode):
         assert final["grade"]["value"] == pytest.approx(1.0)
 
 
+def export_skyrl(mode: str, out) -> None:
+    """``inbox-triage export prompts --format skyrl`` for two test-split episodes."""
+    args = ["export", "prompts", "--format", "skyrl", "--mode", mode, "--split", "test"]
+    result = CliRunner().invoke(app, [*args, "--n", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+
+
 def test_parquet_rows_read_as_skyrl_reads_them_play(tmp_path):
     datasets = pytest.importorskip("datasets")
     out = tmp_path / "rows.parquet"
-    result = CliRunner().invoke(
-        app,
-        [
-            "export",
-            "prompts",
-            "--format",
-            "skyrl",
-            "--mode",
-            "ticket",
-            "--split",
-            "test",
-            "--n",
-            "2",
-            "--out",
-            str(out),
-        ],
-    )
-    assert result.exit_code == 0, result.output
+    export_skyrl("ticket", out)
     data = datasets.load_dataset("parquet", data_files=str(out), keep_in_memory=True)["train"]
     row = dict(data[1])
     prompt, env_class = row.pop("prompt"), row.pop("env_class")

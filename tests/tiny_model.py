@@ -10,6 +10,7 @@ weights. Steps take a fraction of a second, and nothing is downloaded.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 CHATML = (
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content']"
@@ -20,9 +21,8 @@ SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "[UNK]"]
 
 
 def tiny_checkpoint(out: Path, answers: list[str], seed: int = 0) -> Path:
-    import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     words = ["system", "user", "assistant", "the", "customer", "email"]
     vocab = {token: i for i, token in enumerate([*SPECIALS, *words, *answers])}
@@ -37,14 +37,22 @@ def tiny_checkpoint(out: Path, answers: list[str], seed: int = 0) -> Path:
     )
     tokenizer.add_special_tokens({"additional_special_tokens": SPECIALS[1:3]})
     tokenizer.chat_template = CHATML
+    return save_random_model(out, tokenizer, hidden=32, positions=4096, seed=seed)
+
+
+def save_random_model(out: Path, tokenizer: Any, hidden: int, positions: int, seed: int) -> Path:
+    """A one-layer random Llama over the tokenizer's vocabulary, saved with it to ``out``."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
     config = LlamaConfig(
-        vocab_size=len(vocab),
-        hidden_size=32,
-        intermediate_size=64,
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=hidden * 2,
         num_hidden_layers=1,
         num_attention_heads=2,
         num_key_value_heads=1,
-        max_position_embeddings=4096,
+        max_position_embeddings=positions,
         tie_word_embeddings=True,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
@@ -70,9 +78,8 @@ def tiny_text_checkpoint(out: Path, corpus: list[str], vocab_size: int = 4000) -
     """A tiny random model whose byte-level BPE tokenizer (trained here on ``corpus``) writes
     any text, under TRL's tool-capable chat template: for tests that script what the model
     "generates" (tool calls) and let TRL parse, dispatch and score it."""
-    import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     from inbox_triage.training.model import tool_template
 
@@ -92,24 +99,4 @@ def tiny_text_checkpoint(out: Path, corpus: list[str], vocab_size: int = 4000) -
         pad_token="<|endoftext|>",
     )
     tokenizer.chat_template = tool_template()
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=32768,
-        tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config)
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    return out
+    return save_random_model(out, tokenizer, hidden=16, positions=32768, seed=0)
