@@ -26,18 +26,10 @@ from typing import Any
 import skyrl_gym
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput, ConversationType
 
-from inbox_triage.action_tools import (
-    SYSTEM_PROMPTS,
-    parse_tool_call,
-    refusal_text,
-    render,
-    step_text,
-)
-from inbox_triage.env import InboxTriageEnv
-from inbox_triage.observations import ObservationMemory
+from inbox_triage.action_tools import SYSTEM_PROMPTS
+from inbox_triage.integrations.text_episode import TextEpisode
 from inbox_triage.training.episode_tools import RESET_FIELDS
 from inbox_triage.training.export import SKYRL_ENV_CLASS
-from inbox_triage.training.prompts import POLICY_POINTS, routing_guide
 from inbox_triage.training.rewards import reset_args
 
 ENV_ID = SKYRL_ENV_CLASS
@@ -56,7 +48,7 @@ def _setting(config: Any, name: str) -> Any:
     return getattr(config, name, None)
 
 
-class InboxTriageTextEnv(BaseTextEnv):
+class InboxTriageTextEnv(TextEpisode, BaseTextEnv):
     """One inbox-triage episode (any mode) in SkyRL's text-in, text-out loop.
 
     ``env_config`` may set ``max_turns`` (over the generator's; none: the episode's own step
@@ -64,6 +56,8 @@ class InboxTriageTextEnv(BaseTextEnv):
     (0 until the end, then the episode's total: for SkyRL paths that keep only the last
     step's reward, such as ``retokenize_chat_history``).
     """
+
+    CAP_HINT = "set generator.max_turns, or env_config max_turns"
 
     def __init__(self, env_config: Any = None, extras: Mapping[str, Any] | None = None) -> None:
         super().__init__()
@@ -92,45 +86,25 @@ class InboxTriageTextEnv(BaseTextEnv):
             ),
             None,
         )
-        self.cap: int | None = None if cap is None else int(cap)
         self.reward_kind = str(_setting(env_config, "reward") or "step")
         if self.reward_kind not in REWARDS:
             raise ValueError(f"env_config reward must be one of {', '.join(REWARDS)}")
-        self.reset_kwargs = reset_args({k: v for k, v in episode.items() if k in RESET_FIELDS})
-        named = "task" in self.reset_kwargs or "task_id" in self.reset_kwargs
+        reset_kwargs = reset_args({k: v for k, v in episode.items() if k in RESET_FIELDS})
+        named = "task" in reset_kwargs or "task_id" in reset_kwargs
         if "mode" in episode and not named:  # a task names its mode; reset takes one of them
-            self.reset_kwargs["mode"] = episode["mode"]
-        self.inbox = InboxTriageEnv()
-        self.observation: dict[str, Any] = {}
-        self.mode = ""
-        self.refusals = 0
-        self.truncated = False
-        self._memory = ObservationMemory()  # lean observations made whole
-        self._answers_seen = 0
+            reset_kwargs["mode"] = episode["mode"]
+        self._setup(reset_kwargs, None if cap is None else int(cap))
 
     # ----------------------------------------------------------------- what SkyRL calls
     def init(self, prompt: ConversationType) -> tuple[ConversationType, dict[str, Any]]:
         """Starts the episode; the prompt gains the mode's system prompt if it has none, and
         the first observation unless a message already shows it (our rows do not)."""
-        self.observation = self._memory.update(self.inbox.reset(**self.reset_kwargs).model_dump())
-        self.mode = str(self.observation["mode"])
-        self.turns = self.refusals = self._answers_seen = 0
-        self.truncated = False
-        steps = int(self.observation.get("max_steps") or 0)
-        self.max_turns = min(steps, self.cap) if self.cap is not None else steps
-        if self.cap is not None and self.cap < steps:
-            warnings.warn(
-                f"max_turns={self.cap} cuts inbox-triage episodes short of their {steps}-step "
-                "budget (set generator.max_turns, or env_config max_turns)",
-                stacklevel=2,
-            )
-        shown = self._render()
+        shown = self._begin()
         chat = [dict(m) for m in prompt]
         if not any(m.get("role") == "system" for m in chat):
             chat.insert(0, {"role": "system", "content": SYSTEM_PROMPTS[self.mode]})
         if not any(shown in str(m.get("content") or "") for m in chat):
-            guide = routing_guide(self.observation.get("policy"))
-            first = "\n\n".join(p for p in (guide, POLICY_POINTS, shown) if p)
+            first = self._opening(shown)
             if chat[-1].get("role") == "user":  # the row's opening turn, as TRL extends it
                 before = str(chat[-1].get("content") or "")
                 gap = "" if not before or before.endswith("\n") else "\n\n"
@@ -144,32 +118,9 @@ class InboxTriageTextEnv(BaseTextEnv):
         """Plays the turn's first tool call; refusals and unparseable answers are counted."""
         if not self.observation:
             raise RuntimeError("call init(prompt) before step()")
-        if self.observation.get("done") or self.truncated:
-            return BaseTextEnvStepOutput(
-                observations=[], reward=0.0, done=True, metadata=self._summary()
-            )
-        self.turns += 1
-        played = parse_tool_call(action)
-        observation = self._memory.update(self.inbox.step(played).model_dump())
-        self.observation = observation
-        reward = float(observation.get("reward") or 0.0)
-        error = observation.get("last_action_error")
-        metadata: dict[str, Any] = {"action_type": played.get("action_type"), "error": error}
-        if error:
-            self.refusals += 1
-            text = "Your call was refused: " + refusal_text(error)
-        else:
-            text = step_text(self.mode, observation, self._answers_seen)
-            self._seen()
-        if action.count("<tool_call>") > 1:
-            text = "Only your first tool call was played: one per turn.\n\n" + text
-        done = bool(observation.get("done"))
-        if not done and self.turns >= self.max_turns:
-            self.truncated = done = True
+        text, reward, done, metadata = self._play(action)
         if self.reward_kind == "episode":
             reward = self._total() if done else 0.0
-        if done:
-            metadata.update(self._summary())
         observations = [] if done else [{"role": "user", "content": text}]
         return BaseTextEnvStepOutput(
             observations=observations, reward=reward, done=done, metadata=metadata
@@ -186,33 +137,6 @@ class InboxTriageTextEnv(BaseTextEnv):
             "steps": summary["steps"],
             "refusals": summary["refusals"],
             "truncated": int(summary["truncated"]),
-        }
-
-    # ---------------------------------------------------------------------- internals
-    def _render(self) -> str:
-        text = render(self.mode, self.observation, self._answers_seen)
-        self._seen()
-        return text
-
-    def _seen(self) -> None:
-        """Ticket mode shows a customer's answers once: remember how many were shown."""
-        self._answers_seen = len(self.observation.get("customer_messages") or [])
-
-    def _total(self) -> float:
-        metadata = self.observation.get("metadata") or {}
-        return float(metadata.get("total_reward", self.inbox.total_reward))
-
-    def _summary(self) -> dict[str, Any]:
-        """The episode so far (its end, once done): the grade, the counts, the reward."""
-        metadata = self.observation.get("metadata") or {}
-        grade = metadata.get("grade") or self.inbox.grade().as_dict()
-        return {
-            "grade": {k: grade[k] for k in ("value", "components", "grader_version")},
-            "steps": self.inbox.state.step_count,
-            "refusals": self.refusals,
-            "total_reward": self._total(),
-            "penalties": float(metadata.get("penalties", self.inbox.penalties)),
-            "truncated": self.truncated,
         }
 
 
