@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +15,8 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from live_server import free_port, running_server
 from openenv.core.mcp_client import MCPToolClient
 
@@ -21,6 +24,7 @@ from inbox_triage.agents import make_agent
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.scenarios.pack_library import PackLibrary
 from inbox_triage.server.app import build_app
+from inbox_triage.server.mcp import METHODS
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 PACKS = "tests/data/packs"
@@ -47,9 +51,11 @@ def open_session(client: TestClient, **reset: Any) -> str:
     return session
 
 
-def call(client: TestClient, session: str, method: str, **params: Any) -> dict[str, Any]:
+def call(
+    client: TestClient, session: str, method: str, status: int = 200, **params: Any
+) -> dict[str, Any]:
     answer = client.post("/mcp", json=rpc(method, params), headers={"Mcp-Session-Id": session})
-    assert answer.status_code == 200
+    assert answer.status_code == status
     return answer.json()
 
 
@@ -172,7 +178,8 @@ def test_protocol_errors_are_json_rpc_errors_that_repeat_nothing(client):
     assert note.status_code == 202 and note.content == b""
     closed = call(client, session, "openenv/session/close", session_id=session)
     assert closed["result"]["closed"] is True
-    assert call(client, session, "tools/list")["error"]["data"]["field"] == "session_id"
+    # MCP's streamable HTTP: a session that is gone is a 404, so that the client starts over.
+    assert call(client, session, "tools/list", 404)["error"]["data"]["field"] == "session_id"
 
 
 def test_sessions_are_bounded_like_every_other_session():
@@ -288,3 +295,100 @@ def test_openenvs_mcp_tool_client_against_a_real_server():
             )
             assert wrong.status_code == 200 and SECRET not in wrong.text
             assert wrong.json()["result"]["isError"] is True
+
+
+def test_sessions_close_as_mcp_clients_close_them_and_none_is_opened_for_nobody():
+    app = build_app(max_sessions=8)
+    client = TestClient(app)
+    sessions = app.state.sessions
+    before = len(sessions)
+    session = open_session(client)
+    assert len(sessions) == before + 1
+    assert client.delete("/mcp", headers={"Mcp-Session-Id": session}).status_code == 204
+    assert len(sessions) == before
+    assert client.delete("/mcp", headers={"Mcp-Session-Id": session}).status_code == 404
+    assert client.delete("/mcp", headers={"Mcp-Session-Id": "default"}).status_code == 404
+    for method in ("initialize", "openenv/session/create"):  # as notifications: no id
+        note = client.post("/mcp", json={"jsonrpc": "2.0", "method": method})
+        assert note.status_code == 202
+    assert len(sessions) == before
+    # A failed episode named in the URL leaves no session behind, and says what is allowed.
+    refused = client.post("/mcp?colour=red", json=rpc("initialize")).json()["error"]
+    assert refused["data"]["field"] == "colour" and "seed" in refused["data"]["allowed"]
+    refused = client.post("/mcp?task=ticket/nope", json=rpc("initialize")).json()["error"]
+    assert refused["data"]["field"] == "task"
+    assert len(sessions) == before
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    body=st.recursive(
+        st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+        max_leaves=12,
+    )
+    | st.fixed_dictionaries(
+        {"jsonrpc": st.just("2.0"), "method": st.sampled_from(METHODS + ["x"])},
+        optional={
+            "id": st.integers() | st.floats() | st.text(max_size=5) | st.none() | st.booleans(),
+            "params": st.dictionaries(
+                st.sampled_from(["name", "arguments", "session_id", "task", "seed", "mode"]),
+                st.none() | st.text(max_size=10) | st.integers() | st.floats() | st.lists(
+                    st.integers(), max_size=2),
+            ),
+        },
+    ),
+    query=st.dictionaries(
+        st.sampled_from(["task", "seed", "size", "mode", "split", "colour"]),
+        st.text(max_size=12) | st.sampled_from(["1e400", "nan", "-inf", "[" * 1200, "3"]),
+        max_size=3,
+    ),
+)
+def test_any_request_to_mcp_gets_an_answer_never_a_500(client, body, query):
+    from urllib.parse import urlencode
+
+    raw = json.dumps(body, allow_nan=True)
+    answer = client.post("/mcp?" + urlencode(query), content=raw.encode())
+    assert answer.status_code in (200, 202, 404), (body, query, answer.text[:200])
+    if answer.status_code != 202:
+        data = answer.json()
+        assert data["jsonrpc"] == "2.0" and ("result" in data or "error" in data)
+        assert data["id"] is None or isinstance(data["id"], str | int | float)
+    if answer.headers.get("mcp-session-id"):  # close what was opened
+        client.delete("/mcp", headers={"Mcp-Session-Id": answer.headers["mcp-session-id"]})
+
+
+def test_a_joined_socket_keeps_its_session_alive_and_alone():
+    app = build_app(max_sessions=8, idle_timeout_s=1.0)
+    client = TestClient(app)
+    session = open_session(client, task="ticket/generated", split="test", seed=3)
+    with client.websocket_connect(f"/ws?session_id={session}") as socket:
+        with client.websocket_connect(f"/ws?session_id={session}") as second:
+            refused = second.receive_json()
+            assert refused["type"] == "error" and refused["data"]["code"] == "SESSION_ERROR"
+        for _ in range(3):  # longer than the idle timeout, talking all along
+            time.sleep(0.5)
+            socket.send_json({"type": "state"})
+            assert socket.receive_json()["type"] == "state"
+        assert client.get("/grader", headers={"X-Session-Id": session}).status_code == 200
+        # Closed over HTTP while the socket plays it: it goes when the socket does.
+        closed = call(client, session, "openenv/session/close", session_id=session)
+        assert closed["result"]["closed"] is True
+        assert client.get("/grader", headers={"X-Session-Id": session}).status_code == 409
+        socket.send_json({"type": "step", "data": {"action_type": "noop"}})
+        assert socket.receive_json()["type"] == "observation"
+    assert client.get("/grader", headers={"X-Session-Id": session}).status_code == 404
+
+
+def test_lean_and_full_episodes_read_the_same_over_mcp(client):
+    texts = {}
+    for style in ("lean", "full"):
+        session = open_session(client, task="inbox/generated", split="test", seed=5,
+                               observation=style)
+        texts[style] = []
+        for action, _ in oracle_calls("inbox/generated", 5):
+            name, arguments = as_call(action)
+            answer = call(client, session, "tools/call", name=name, arguments=arguments)
+            texts[style].append(answer["result"]["content"][0]["text"])
+    assert texts["lean"] == texts["full"]
+    assert any("The customer answered" in t for t in texts["lean"])

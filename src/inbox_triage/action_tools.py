@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from inbox_triage.observations import describe_error
+
 BODY_CHARS = 1200
 BOOLEAN = "boolean"
 
@@ -321,13 +323,9 @@ def render(mode: str, observation: Mapping[str, Any], answers_from: int = 0) -> 
     return _RENDER[mode](observation, answers_from)
 
 
-def refusal_text(error: Mapping[str, Any]) -> str:
-    """A refusal as a model reads it: the field, why, and the allowed values."""
-    text = f"{error.get('field')}: {error.get('message')}"
-    allowed = error.get("allowed")
-    if allowed:
-        text += f" (allowed: {', '.join(map(str, allowed))})"
-    return text
+# A refusal as a model reads it: the field, why, and the allowed values (the environment's own
+# wording, as its feedback gives it).
+refusal_text = describe_error
 
 
 def step_text(mode: str, observation: Mapping[str, Any], answers_from: int = 0) -> str:

@@ -17,7 +17,13 @@ from inbox_triage.grading import Grade, Grader, penalty_for, step_reward
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
 from inbox_triage.modes import MODE_VIEWS, ModeView
 from inbox_triage.modes.base import SentViews, ViewCache
-from inbox_triage.observations import DEFAULT_STYLE, OBSERVATION_STYLES, RECENT_EVENTS
+from inbox_triage.observations import (
+    DEFAULT_STYLE,
+    OBSERVATION_STYLES,
+    RECENT_EVENTS,
+    built_observation,
+    describe_error,
+)
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.pack_library import PackLibrary
 from inbox_triage.scenarios.sources import DEFAULT_TASK, make_scenario
@@ -38,7 +44,7 @@ class ActionRefused(ValueError):
     """An action the episode refused, with the field, message and allowed values."""
 
     def __init__(self, error: dict[str, Any]) -> None:
-        super().__init__(_describe(error))
+        super().__init__(describe_error(error))
         self.error = error
 
 
@@ -179,7 +185,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         if error is not None:
             self._invalid += 1
             engine.incident("invalid_action", f"{error['field']}: {error['message']}")
-            feedback = "Action refused: " + _describe(error)
+            feedback = "Action refused: " + describe_error(error)
         else:
             engine.advance(scenario.settings.minutes_per_step)
             mode.after_step(engine)
@@ -260,6 +266,17 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             "action_schema": mode.schema(),
             "vocabulary": mode.vocabulary(engine),
         }
+
+    def full_view(self, feedback: str = "") -> TriageObservation:
+        """The whole current observation (as the full style sends it), whatever the style of
+        the episode, without changing what the lean style counts as sent: for a route that
+        renders text from one step's lean observation."""
+        sent, events_sent = self._sent, self._events_sent
+        self._sent = None
+        try:
+            return self._observe(reward=None, feedback=feedback, error=None)
+        finally:
+            self._sent, self._events_sent = sent, events_sent
 
     def grade(self) -> Grade:
         if self._grader is None:
@@ -343,32 +360,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         )
         # A mode may refine a common field (ticket: title).
         fields.update(mode.observe(engine, self._views, self._sent))
-        return _built({**_OBSERVATION_DEFAULTS, **fields})
-
-
-# Immutable defaults only (None and plain values): a shared list or dict would leak between
-# observations. Fields with mutable defaults are always given by _observe.
-_OBSERVATION_DEFAULTS: dict[str, Any] = {
-    name: info.default
-    for name, info in TriageObservation.model_fields.items()
-    if info.default_factory is None
-}
-
-
-_FIELD_NAMES = frozenset(TriageObservation.model_fields)
-_new = object.__new__
-_set = object.__setattr__
-
-
-def _built(values: dict[str, Any]) -> TriageObservation:
-    """An observation from every one of its fields, built from our own typed state: what
-    ``model_construct`` does, less its per-field work (validating again would only cost time)."""
-    observation = _new(TriageObservation)
-    _set(observation, "__dict__", values)
-    _set(observation, "__pydantic_fields_set__", set(_FIELD_NAMES))
-    _set(observation, "__pydantic_extra__", None)
-    _set(observation, "__pydantic_private__", None)
-    return observation
+        return built_observation(fields)
 
 
 def _check_style(style: object) -> str:
@@ -386,13 +378,6 @@ def _parse(action: object) -> TriageAction:
     if isinstance(action, Mapping):
         return TriageAction.model_validate(dict(action))
     raise ActionError("action", f"must be an object of fields, not {type(action).__name__}")
-
-
-def _describe(error: dict[str, Any]) -> str:
-    text = f"{error['field']}: {error['message']}"
-    if error.get("allowed") is not None:
-        text += f" (allowed: {', '.join(map(str, error['allowed']))})"
-    return text
 
 
 def _work_view(work: Any) -> dict[str, Any]:

@@ -18,7 +18,10 @@ agents always see full observations.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from inbox_triage.models import TriageObservation
 
 OBSERVATION_STYLES = ("lean", "full")
 DEFAULT_STYLE = "lean"
@@ -73,3 +76,37 @@ class ObservationMemory:
                 merged.append(whole)
             out[name] = merged
         return out
+
+
+# Immutable defaults only (None and plain values): a shared list or dict would leak between
+# observations. Fields with mutable defaults are always given by _observe.
+_OBSERVATION_DEFAULTS: dict[str, Any] = {
+    name: info.default
+    for name, info in TriageObservation.model_fields.items()
+    if info.default_factory is None
+}
+
+
+_FIELD_NAMES = frozenset(TriageObservation.model_fields)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def built_observation(fields: dict[str, Any]) -> TriageObservation:
+    """An observation from its fields (the others at their defaults), built from our own typed
+    state: what ``model_construct`` does, less its per-field work (validating again would only
+    cost time)."""
+    observation = _new(TriageObservation)
+    _set(observation, "__dict__", {**_OBSERVATION_DEFAULTS, **fields})
+    _set(observation, "__pydantic_fields_set__", set(_FIELD_NAMES))
+    _set(observation, "__pydantic_extra__", None)
+    _set(observation, "__pydantic_private__", None)
+    return observation
+
+
+def describe_error(error: Mapping[str, Any]) -> str:
+    """A refusal as one line: the field, why, and the allowed values."""
+    text = f"{error['field']}: {error['message']}"
+    if error.get("allowed") is not None:
+        text += f" (allowed: {', '.join(map(str, error['allowed']))})"
+    return text

@@ -15,7 +15,7 @@ grade less penalties and step costs).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import verifiers as vf
@@ -31,10 +31,9 @@ from inbox_triage.action_tools import (
 )
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.observations import ObservationMemory
-from inbox_triage.scenarios.generator import GenConfig
+from inbox_triage.scenarios.generator import KNOBS  # load_environment kwargs that go to reset
 
 STATE_KEY = "inbox_triage"  # the rollout's episode in verifiers' state
-KNOBS = frozenset(f.name for f in fields(GenConfig))  # load_environment kwargs that go to reset
 ENDED = "The episode has ended: there is nothing more to do."
 
 

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from inbox_triage.scenarios.pack_library import PackLibrary
 
 DEFAULT_TASK = "triage/easy"
+# What a reset takes besides the generator's knobs (generator.KNOBS): every route reads these.
+EPISODE_FIELDS = frozenset(
+    {"task", "task_id", "mode", "split", "difficulty", "seed", "episode_id", "observation"}
+)
 GENERATED = "generated"
 PACK_PREFIX = "pack:"
 

@@ -27,9 +27,8 @@ import uvicorn
 from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 from openenv.core.env_server.http_server import create_fastapi_app
-from openenv.core.env_server.mcp_types import JsonRpcErrorCode
 from openenv.core.env_server.types import ConcurrencyConfig
 from pydantic import ValidationError
 
@@ -44,7 +43,7 @@ from inbox_triage.server.errors import (
     error_response,
     first_error_field,
 )
-from inbox_triage.server.mcp import SESSION_HEADER, HttpMcp, RpcError, answer, query_episode
+from inbox_triage.server.mcp_routes import MCP_WORDS, add_mcp
 from inbox_triage.server.memory import start_memory_trimmer
 from inbox_triage.server.run_library import RUNS_ENV, RunLibrary
 from inbox_triage.server.sessions import (
@@ -54,7 +53,7 @@ from inbox_triage.server.sessions import (
     check_reset_fields,
     start_episode,
 )
-from inbox_triage.server.ws import SocketSessions, mcp_bad_json, serve_socket, speak_mcp
+from inbox_triage.server.ws import SocketSessions, serve_socket
 
 DEFAULT_PORT = 8000
 DEFAULT_MAX_SESSIONS = 64
@@ -147,41 +146,11 @@ def build_app(
     store = SessionStore(factory, max_sessions, idle_timeout_s)
     app.state.sessions = store
 
-    def joined(session_id: str) -> InboxTriageEnv | None:
-        """The env of an HTTP session a socket may join: one opened by name, never the
-        shared default."""
-        if session_id == DEFAULT_SESSION:
-            return None
-        try:
-            return store.get(session_id, create=False).env
-        except SessionError:
-            return None
-
     @app.websocket("/ws")
     async def websocket(socket: WebSocket) -> None:
-        await serve_socket(socket, sockets, factory, attach=joined)
+        await serve_socket(socket, sockets, factory, joins=store)
 
-    @app.websocket("/mcp")
-    async def mcp_socket(socket: WebSocket) -> None:
-        await serve_socket(socket, sockets, factory, joined, speak_mcp, mcp_bad_json)
-
-    mcp = HttpMcp(store)
-
-    @app.post("/mcp", tags=["MCP"], summary="MCP: initialize, reset, tools/list, tools/call")
-    async def mcp_http(request: Request) -> Response:
-        raw = await request.body()
-        try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError):
-            error = RpcError(JsonRpcErrorCode.PARSE_ERROR, "the body is not valid JSON")
-            return JSONResponse(answer(None, error=error))
-        named = request.headers.get(SESSION_HEADER) or request.headers.get("x-session-id")
-        episode = query_episode(request.query_params)
-        result, session_id = mcp.handle(body, named, episode)
-        if result is None:
-            return Response(status_code=202)
-        headers = {"Mcp-Session-Id": session_id} if session_id else None
-        return JSONResponse(result, headers=headers)
+    add_mcp(app, store, sockets, factory)
 
     app.state.packs = library
     baseline = app.state.baseline = Baseline(factory, allow_llm=allow_llm_baseline)
@@ -308,7 +277,9 @@ def build_app(
 
     # Last, so that it knows every route's words: an error may repeat those.
     routes = {part for r in app.router.routes for part in getattr(r, "path", "").split("/")}
-    app.add_middleware(ScrubErrors, max_body=MAX_BODY_BYTES, known=known_words(library) | routes)
+    app.add_middleware(
+        ScrubErrors, max_body=MAX_BODY_BYTES, known=known_words(library) | routes | MCP_WORDS
+    )
     return app
 
 

@@ -22,8 +22,8 @@ answer has ``isError`` and names the field and the allowed values.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+import math
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,8 +42,6 @@ from inbox_triage.action_tools import (
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.server.sessions import (
     SessionError,
-    SessionStore,
-    check_reset_fields,
     start_episode,
 )
 
@@ -52,6 +50,8 @@ SESSION_HEADER = "mcp-session-id"
 DEFAULT_MODE = "triage"
 ENDED = "has ended: there is nothing more to do (reset starts another)"
 NO_EPISODE = "has not started: reset it first, or name the episode in the URL (/mcp?task=...)"
+NO_SESSION = "is missing: open a session with openenv/session/create or initialize first"
+SOCKET_SESSION = "is the socket's: it closes when the socket does"
 UNKNOWN_SESSION = "is not an open session: open one with openenv/session/create or initialize"
 INSTRUCTIONS = (
     "A support inbox. Start an episode with `reset` (task, split, difficulty, seed), list the "
@@ -96,25 +96,34 @@ class Request:
     notification: bool
 
 
+def valid_id(body: Any) -> Any:
+    """The request's id if it is one JSON-RPC allows (a string or a finite number), else None:
+    an error answer never repeats anything else the request sent as its id."""
+    request_id = body.get("id") if isinstance(body, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
+        return None
+    if isinstance(request_id, float) and not math.isfinite(request_id):
+        return None
+    return request_id
+
+
 def parse(body: Any) -> Request:
     """A JSON-RPC request, or :class:`RpcError` saying what is wrong with it."""
     if not isinstance(body, dict):
         raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, "a request must be one JSON object")
     request_id = body.get("id")
     if body.get("jsonrpc") != "2.0":
-        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, 'jsonrpc must be "2.0"', "jsonrpc")
-    if request_id is not None and (
-        isinstance(request_id, bool) or not isinstance(request_id, str | int)
-    ):
-        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, "id must be a string or a number", "id")
+        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, 'must be "2.0"', "jsonrpc")
+    if request_id is not None and valid_id(body) is None:
+        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, "must be a string or a number", "id")
     method = body.get("method")
     if not isinstance(method, str):
-        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, "method must be a string", "method")
+        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, "must be a string", "method")
     params = body.get("params")
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, "params must be an object", "params")
+        raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, "must be an object", "params")
     return Request(request_id, method, params, notification="id" not in body)
 
 
@@ -152,7 +161,7 @@ def reset(env: InboxTriageEnv, params: dict[str, Any]) -> dict[str, Any]:
         ) from None
     mode = observation["mode"]
     data = {"task_id": observation["task_id"], "mode": mode, "done": False}
-    return tool_result(data, render(mode, observation))
+    return tool_result(data, render(mode, observation, _shown(env, observation)))
 
 
 def call_tool(env: InboxTriageEnv, params: dict[str, Any]) -> dict[str, Any]:
@@ -180,8 +189,9 @@ def call_tool(env: InboxTriageEnv, params: dict[str, Any]) -> dict[str, Any]:
     if error:
         data["error"] = {k: error.get(k) for k in ("field", "message", "allowed")}
         text = refusal_text(error)
-    else:
-        text = step_text(mode, observation)
+    else:  # rendered whole, whatever the episode's style: a lean step leaves texts out
+        view = env.full_view(observation["last_feedback"]).model_dump()
+        text = step_text(mode, {**view, "done": observation["done"]}, _shown(env, view))
     metadata = observation.get("metadata") or {}
     if observation["done"]:
         data.update(
@@ -190,6 +200,22 @@ def call_tool(env: InboxTriageEnv, params: dict[str, Any]) -> dict[str, Any]:
             penalties=metadata.get("penalties"),
         )
     return tool_result(data, text)
+
+
+# Per episode, how many customer answers its tool answers have shown (ticket mode shows each
+# once, as the TRL, verifiers and SkyRL routes do).
+_ANSWERS_SHOWN: weakref.WeakKeyDictionary[InboxTriageEnv, tuple[str, int]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _shown(env: InboxTriageEnv, observation: dict[str, Any]) -> int:
+    """The customer answers already shown in this episode; notes the ones shown now."""
+    episode = str(env.state.episode_id)
+    seen_episode, count = _ANSWERS_SHOWN.get(env, (episode, 0))
+    before = count if seen_episode == episode else 0
+    _ANSWERS_SHOWN[env] = (episode, len(observation.get("customer_messages") or []))
+    return before
 
 
 def tool_result(data: dict[str, Any], text: str) -> dict[str, Any]:
@@ -209,7 +235,9 @@ def dispatch_bound(body: Any, env: InboxTriageEnv, session_id: str) -> dict[str,
     try:
         request = parse(body)
     except RpcError as exc:
-        return answer(body.get("id") if isinstance(body, dict) else None, error=exc)
+        return answer(valid_id(body), error=exc)
+    if request.notification:  # nothing to answer; only notifications/* mean anything
+        return None
     try:
         result = _bound(request, env, session_id)
     except RpcError as exc:
@@ -224,13 +252,12 @@ def _bound(request: Request, env: InboxTriageEnv, session_id: str) -> Any:
     if method == "openenv/session/create":
         return {"session_id": session_id}
     if method == "openenv/session/close":
-        raise RpcError(
-            JsonRpcErrorCode.INVALID_REQUEST, "a socket's session closes with the socket"
-        )
-    return _episode_method(request, env)
+        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, SOCKET_SESSION, "session_id")
+    return episode_method(request, env)
 
 
-def _episode_method(request: Request, env: InboxTriageEnv | None) -> Any:
+def episode_method(request: Request, env: InboxTriageEnv | None) -> Any:
+    """The methods that act on the session's episode (env None: no session was named)."""
     method, params = request.method, request.params
     if method == "ping" or method.startswith("notifications/"):
         return {}
@@ -239,11 +266,7 @@ def _episode_method(request: Request, env: InboxTriageEnv | None) -> Any:
     if method not in ("tools/call", "reset"):
         raise RpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, "is not a method", "method", METHODS)
     if env is None:
-        raise RpcError(
-            JsonRpcErrorCode.INVALID_PARAMS,
-            "names no session: call openenv/session/create (or initialize), then reset",
-            "session_id",
-        )
+        raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, NO_SESSION, "session_id")
     return reset(env, params) if method == "reset" else call_tool(env, params)
 
 
@@ -256,93 +279,3 @@ METHODS = [
     "openenv/session/create",
     "openenv/session/close",
 ]
-
-
-class HttpMcp:
-    """``POST /mcp`` against the server's HTTP sessions."""
-
-    def __init__(self, store: SessionStore) -> None:
-        self.store = store
-
-    def handle(
-        self, body: Any, header_session: str | None, episode: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any] | None, str | None]:
-        """The answer (None for a notification) and the session to name in the
-        ``Mcp-Session-Id`` header. ``episode`` (the URL's query) is started in a session that
-        ``initialize`` or ``openenv/session/create`` opens: an MCP client that knows nothing
-        of ``reset`` plays the episode its URL names."""
-        self.episode = episode or {}
-        try:
-            request = parse(body)
-        except RpcError as exc:
-            return answer(body.get("id") if isinstance(body, dict) else None, error=exc), None
-        try:
-            result, session_id = self._method(request, header_session)
-        except RpcError as exc:
-            return (None if request.notification else answer(request.id, error=exc)), None
-        except SessionError as exc:
-            code = JsonRpcErrorCode.SERVER_ERROR if exc.status == 503 else None
-            message = exc.message if exc.status != 404 else UNKNOWN_SESSION
-            error = RpcError(code or JsonRpcErrorCode.INVALID_PARAMS, message, exc.field)
-            return (None if request.notification else answer(request.id, error=error)), None
-        return (None if request.notification else answer(request.id, result)), session_id
-
-    def _method(self, request: Request, header_session: str | None) -> tuple[Any, str | None]:
-        method, params = request.method, request.params
-        named = params.get("session_id", header_session)
-        if named is not None and not isinstance(named, str):
-            raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, "must be a string", "session_id")
-        if method in ("initialize", "openenv/session/create"):
-            if named is not None:
-                self.store.get(named, create=False)  # an unknown one is refused
-                session_id = named
-            else:
-                session_id = self._open()
-            if method == "initialize":
-                return initialize(params, session_id), session_id
-            return {"session_id": session_id}, session_id
-        if method == "openenv/session/close":
-            if named is None:
-                raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, "is required", "session_id")
-            SessionStore.check_id(named)
-            if not self.store.close(named):
-                raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, UNKNOWN_SESSION, "session_id")
-            return {"session_id": named, "closed": True}, None
-        if named is None:
-            return _episode_method(request, None), None
-        session = self.store.get(named, create=False)
-        with session.lock:
-            return _episode_method(request, session.env), named
-
-    def _open(self) -> str:
-        if self.episode:
-            check_reset_fields(self.episode)  # before a session is made for it
-        session_id = self.store.new_id()
-        session = self.store.get(session_id, create=True)
-        if self.episode:
-            try:
-                start_episode(session.env, self.episode)
-            except SessionError:
-                self.store.close(session_id)
-                raise
-        return session_id
-
-
-def query_episode(query: Mapping[str, str]) -> dict[str, Any]:
-    """Reset fields from a URL's query (``?task=ticket/generated&seed=3``): numbers where the
-    field is one (seeds, knobs), text otherwise."""
-    out: dict[str, Any] = {}
-    for key, value in query.items():
-        if key in TEXT_FIELDS:
-            out[key] = value
-            continue
-        try:
-            out[key] = json.loads(value)
-        except ValueError:
-            out[key] = value  # refused by the field's own check, by name
-    return out
-
-
-TEXT_FIELDS = frozenset(
-    {"task", "task_id", "mode", "split", "difficulty", "episode_id", "observation"}
-)

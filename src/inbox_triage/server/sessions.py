@@ -12,14 +12,15 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from functools import cache
+from dataclasses import dataclass, field
 from typing import Any
 
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.models import TriageObservation
 from inbox_triage.scenarios import ScenarioError
+from inbox_triage.scenarios.generator import KNOBS
 from inbox_triage.scenarios.pack_library import PackRefused
+from inbox_triage.scenarios.sources import EPISODE_FIELDS
 
 DEFAULT_SESSION = "default"
 SESSION_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -38,31 +39,14 @@ class SessionError(Exception):
         self.allowed = allowed
 
 
-RESET_FIELDS = {
-    "task",
-    "task_id",
-    "mode",
-    "split",
-    "difficulty",
-    "seed",
-    "episode_id",
-    "observation",
-}
-
-
-@cache
-def knob_names() -> frozenset[str]:
-    """The generator's knobs, which a reset may set (``size=40``)."""
-    from inbox_triage.scenarios.generator import GenConfig
-
-    return frozenset(f.name for f in fields(GenConfig))
+RESET_FIELDS = EPISODE_FIELDS | KNOBS  # what a reset takes
 
 
 def check_reset_fields(body: dict[str, Any]) -> None:
     """A 422 for a field no reset takes (before any session is made for it)."""
-    unknown = set(body) - RESET_FIELDS - knob_names()
+    unknown = set(body) - RESET_FIELDS
     if unknown:
-        allowed = sorted(RESET_FIELDS | knob_names())
+        allowed = sorted(RESET_FIELDS)
         raise SessionError(422, sorted(unknown)[0], "is not a reset field", allowed)
 
 
@@ -85,6 +69,8 @@ class Session:
     env: InboxTriageEnv
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
+    joined: bool = False  # a WebSocket plays it (``/ws?session_id=``)
+    closing: bool = False  # closed while joined: it goes when the socket does
 
 
 class SessionStore:
@@ -111,8 +97,10 @@ class SessionStore:
         if self.idle_timeout_s is None:
             return
         cutoff = self.clock() - self.idle_timeout_s
-        for sid in [s for s, sess in self._sessions.items() if sess.last_used < cutoff]:
-            del self._sessions[sid]
+        idle = [s for s, sess in self._sessions.items() if sess.last_used < cutoff]
+        for sid in idle:
+            if not self._sessions[sid].joined:  # a socket's session lives as long as it does
+                del self._sessions[sid]
 
     @staticmethod
     def check_id(session_id: str) -> str:
@@ -129,6 +117,8 @@ class SessionStore:
         with self._lock:
             self._reap()
             session = self._sessions.get(session_id)
+            if session is not None and session.closing:  # closed while a socket plays it
+                raise SessionError(409, "session_id", "is closing: its socket still plays it")
             if session is None:
                 if not create:
                     raise SessionError(
@@ -146,5 +136,39 @@ class SessionStore:
             return session
 
     def close(self, session_id: str) -> bool:
+        """Closes a session (one a socket plays goes when the socket does)."""
         with self._lock:
+            session = self._sessions.get(session_id)
+            if session is not None and session.joined:
+                session.closing = True
+                return True
             return self._sessions.pop(session_id, None) is not None
+
+    def join(self, session_id: str) -> Session | None:
+        """The session a WebSocket may play (``/ws?session_id=``, as OpenEnv's
+        ``MCPToolClient`` connects): one opened by name that no other socket plays, never the
+        shared default."""
+        if session_id == DEFAULT_SESSION or not SESSION_ID.match(session_id):
+            return None
+        with self._lock:
+            self._reap()
+            session = self._sessions.get(session_id)
+            if session is None or session.joined or session.closing:
+                return None
+            session.joined = True
+            session.last_used = self.clock()
+            return session
+
+    def touch(self, session: Session) -> None:
+        """A joined session is in use: its socket spoke."""
+        session.last_used = self.clock()
+
+    def leave(self, session_id: str) -> None:
+        """The socket has gone: the session stays for HTTP, or goes if it was closed."""
+        with self._lock:
+            session = self._sessions.get(session_id)
+            if session is None:
+                return
+            session.joined = False
+            if session.closing:
+                del self._sessions[session_id]

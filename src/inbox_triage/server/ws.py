@@ -35,6 +35,7 @@ from pydantic import ValidationError
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.models import TriageAction, TriageObservation
 from inbox_triage.server.mcp import RpcError, answer, dispatch_bound
+from inbox_triage.server.sessions import SessionStore
 
 _ENVELOPE = frozenset({"type", "data"})
 _NOT_SENT = frozenset({"reward", "done"})
@@ -156,7 +157,7 @@ async def serve_socket(
     websocket: WebSocket,
     sessions: SocketSessions,
     factory: Callable[[], InboxTriageEnv],
-    attach: Callable[[str], InboxTriageEnv | None] = lambda _: None,
+    joins: SessionStore | None = None,
     speak: Speaker = _answer,
     bad_json: Callable[[str], str] = lambda why: _error(why, WSErrorCode.INVALID_JSON),
 ) -> None:
@@ -167,11 +168,13 @@ async def serve_socket(
     ``POST /mcp`` then play the same episode, and the session outlives the socket."""
     await websocket.accept()
     joined = websocket.query_params.get("session_id")
-    shared = attach(joined) if joined else None
-    if joined and shared is None:
+    shared = joins.join(joined) if joined and joins is not None else None
+    if joined and shared is None:  # unknown, the default, or played by another socket
         await _close_with(websocket, _error("Unknown session_id", WSErrorCode.SESSION_ERROR))
         return
     if sessions.open >= sessions.limit:
+        if shared is not None and joins is not None:
+            joins.leave(joined or "")
         await _close_with(
             websocket,
             _error(
@@ -186,12 +189,14 @@ async def serve_socket(
     session_id = joined or str(uuid.uuid4())
     last_seen = sessions.last_seen
     try:
-        env = shared or factory()
+        env = shared.env if shared is not None else factory()
         while True:
             raw = await websocket.receive_text()
             if websocket not in last_seen:  # the sweeper closed it meanwhile
                 return
             last_seen[websocket] = time.monotonic()
+            if shared is not None and joins is not None:
+                joins.touch(shared)
             try:
                 message = orjson.loads(raw)
             except orjson.JSONDecodeError:
@@ -212,6 +217,8 @@ async def serve_socket(
         return
     finally:
         sessions.closed(websocket)
+        if shared is not None and joins is not None:
+            joins.leave(session_id)
     await _close_quietly(websocket)
 
 

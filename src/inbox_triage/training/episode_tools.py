@@ -7,24 +7,21 @@ from __future__ import annotations
 
 import os
 import warnings
-from dataclasses import fields
 from functools import cache
 from typing import Any
 
 from inbox_triage.action_tools import refusal_text
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.observations import ObservationMemory
-from inbox_triage.scenarios.generator import GenConfig
+from inbox_triage.scenarios.generator import KNOBS
+from inbox_triage.scenarios.sources import EPISODE_FIELDS
 from inbox_triage.training.prompts import POLICY_POINTS, routing_guide
 from inbox_triage.training.rewards import reset_args
 
 ENV_URL = "INBOX_TRIAGE_ENV_URL"
 # What reset takes from a row: the episode and the generator's knobs (a dataset's other columns,
 # such as a row id, are ignored).
-RESET_FIELDS = frozenset(
-    {"task", "task_id", "mode", "split", "difficulty", "seed", "observation"}
-    | {f.name for f in fields(GenConfig)}
-)
+RESET_FIELDS = EPISODE_FIELDS | KNOBS
 
 
 @cache

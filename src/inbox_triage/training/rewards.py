@@ -8,11 +8,11 @@ reward replays it from nothing: the same row always gives the same prompt and th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import Any
 
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.models import TriageObservation
+from inbox_triage.scenarios.generator import KNOBS
 from inbox_triage.training.prompts import decision_action, decision_messages, parse_decision
 from inbox_triage.training.prompts import routing_guide as _guide
 
@@ -103,14 +103,4 @@ def environment_reward(
 
 
 def _is_knob(name: str) -> bool:
-    return name in _knob_names()
-
-
-@cache
-def _knob_names() -> frozenset[str]:
-    """The generator's knob names, read once (the reward function asks per column)."""
-    from dataclasses import fields
-
-    from inbox_triage.scenarios.generator import GenConfig
-
-    return frozenset(f.name for f in fields(GenConfig))
+    return name in KNOBS

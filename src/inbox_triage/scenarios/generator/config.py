@@ -100,3 +100,7 @@ def config_for(mode: str, difficulty: str, **overrides: Any) -> GenConfig:
     if mode == "ticket" and config.size != 1:
         raise ScenarioError("ticket mode episodes hold exactly one ticket (size must be 1)")
     return config
+
+
+# The knobs a reset may set (``size=40``): every field of GenConfig.
+KNOBS = frozenset(f.name for f in fields(GenConfig))
