@@ -146,3 +146,24 @@ def test_no_response_carries_the_truth(client, task):
 def test_metadata_names_the_environment(client):
     metadata = client.get("/metadata").json()
     assert metadata["name"] == "inbox_triage" and metadata["version"]
+
+
+def test_a_refusal_keeps_its_own_words_whatever_the_request_repeated(client):
+    """The scrubber hides what a request sent, not the server's words that a sentence in the
+    request happens to share (issue 22, point 12)."""
+    session = {"X-Session-Id": "scrub-words"}
+    client.post("/reset", json={"task": "ticket/generated", "seed": 1}, headers=session)
+    refused = client.post(
+        "/step",
+        json={"action_type": "set_priority", "value": "whatever value is allowed here"},
+        headers=session,
+    ).json()["error"]
+    assert refused == {
+        "field": "value",
+        "message": "is not an allowed value",
+        "allowed": ["low", "medium", "high", "urgent"],
+    }
+    secret = client.post(
+        "/step", json={"action_type": "set_priority", "value": "zq-secret-9"}, headers=session
+    )
+    assert "zq-secret-9" not in secret.text  # a value sent is still never repeated

@@ -23,7 +23,10 @@ MAX_ID_CHARS = 64
 _PYDANTIC_ECHO = re.compile(r"\s*\[type=[^\n]*")  # "[type=..., input_value=..., input_type=...]"
 _DOCS_LINE = re.compile(r"^\s*For further information visit \S+\s*$", re.MULTILINE)
 _ECHO_KEYS = {"input", "input_value", "ctx", "url"}
-_PARTS = re.compile(r"[/:@,;=&?#\s]+")
+# A value is also cut at these (a path, a URL, a query), never at spaces: a sentence the request
+# sent is one thing to hide, not a dozen words that the server's own message may also use.
+_PARTS = re.compile(r"[/:@,;=&?#]+")
+_WORD = r"[A-Za-z0-9_]"
 
 
 def given_tokens(data: Any, known: frozenset[str] = frozenset()) -> set[str]:
@@ -65,8 +68,8 @@ def public_message(text: object, tokens: Iterable[str] = (), limit: int = MAX_ME
     request gave (``tokens``) shown as '…', on one line, cut to ``limit`` characters."""
     message = _DOCS_LINE.sub("", _PYDANTIC_ECHO.sub("", str(text)))
     for token in sorted(tokens, key=len, reverse=True):
-        if token:
-            message = message.replace(token, "…")
+        if token:  # where it stands alone: "erro" given is no reason to cut "error"
+            message = re.sub(f"(?<!{_WORD}){re.escape(token)}(?!{_WORD})", "…", message)
     message = "; ".join(line.strip() for line in message.splitlines() if line.strip())
     return message if len(message) <= limit else message[: limit - 1] + "…"
 
@@ -122,7 +125,7 @@ def _scrub(value: Any, tokens: set[str], key: str = "") -> Any:
                 public_errors(item, tokens) if name == "errors" else _scrub(item, tokens, name)
             )
         return out
-    if key == "allowed":  # the server's own values
+    if key in ("allowed", "type", "code"):  # the server's own values, the protocol's kinds
         return value
     if key == "field" and isinstance(value, str):  # a field is named, however it was spelt
         return public_message(value, limit=MAX_ID_CHARS)
