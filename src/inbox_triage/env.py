@@ -268,13 +268,13 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         }
 
     def full_view(self, feedback: str = "") -> TriageObservation:
-        """The whole current observation (as the full style sends it), whatever the style of
-        the episode, without changing what the lean style counts as sent: for a route that
-        renders text from one step's lean observation."""
+        """The whole current observation (as a reset sends it: the policy and action schema
+        too), whatever the style of the episode, without changing what the lean style counts
+        as sent: for a route that renders text from a lean step, or a page coming back."""
         sent, events_sent = self._sent, self._events_sent
         self._sent = None
         try:
-            return self._observe(reward=None, feedback=feedback, error=None)
+            return self._observe(reward=None, feedback=feedback, error=None, first=True)
         finally:
             self._sent, self._events_sent = sent, events_sent
 

@@ -35,6 +35,7 @@ from pydantic import ValidationError
 from inbox_triage.env import ActionRefused, InboxTriageEnv
 from inbox_triage.models import TriageAction, TriageObservation, TriageState
 from inbox_triage.scenarios.pack_library import PACKS_ENV, PackLibrary
+from inbox_triage.server.api_docs import add_api_docs
 from inbox_triage.server.baseline import Baseline, agent_factory_for
 from inbox_triage.server.catalog import known_words, pack_catalog, task_catalog
 from inbox_triage.server.console import add_console
@@ -274,6 +275,7 @@ def build_app(
         return JSONResponse({"status": "healthy", "http_sessions": len(store)})
 
     add_console(app, library, runs if runs is not None else RunLibrary(), factory)
+    add_api_docs(app)
 
     # Last, so that it knows every route's words: an error may repeat those.
     routes = {part for r in app.router.routes for part in getattr(r, "path", "").split("/")}

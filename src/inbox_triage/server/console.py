@@ -31,6 +31,7 @@ from inbox_triage.scenarios.generator.config import MAX_SIZE
 from inbox_triage.server.catalog import pack_catalog, task_catalog
 from inbox_triage.server.errors import error_response
 from inbox_triage.server.run_library import RunLibrary
+from inbox_triage.server.sessions import SESSION_ID, SessionError, SessionStore
 
 ASSET_TYPES = {
     "index.html": "text/html; charset=utf-8",
@@ -57,6 +58,8 @@ TEXT_FIELDS = ("summary", "reply_draft", "value", "response_text", "reason")
 LIST_LIMIT = 500
 REPLAY_CACHE = 16
 NO_STORE = {"cache-control": "no-store"}
+# A tab that went away keeps its session this long: time for a reload to come back to it.
+LEAVE_GRACE_S = 5.0
 
 
 def _setup(library: Any, runs: RunLibrary) -> dict[str, Any]:
@@ -172,6 +175,30 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
                 404, "asset", "no such file", sorted(set(ASSETS) - {"index.html"})
             )
         return Response(ASSETS[name], media_type=ASSET_TYPES[name])
+
+    @app.post("/web/api/leave", tags=["Console"], summary="The tab went away (closed or reloaded)")
+    async def leave(request: Request) -> Response:
+        """Closes the tab's session after a grace period, unless a reload comes back first."""
+        session_id = request.headers.get("x-session-id") or ""
+        if not SESSION_ID.match(session_id) or not app.state.sessions.leave_soon(
+            session_id, LEAVE_GRACE_S
+        ):
+            return error_response(404, "session_id", "is not an open session")
+        return Response(status_code=204)
+
+    @app.get("/web/api/resume", tags=["Console"], summary="The session's episode, to come back to")
+    async def resume(request: Request) -> JSONResponse:
+        """What a reloaded tab needs to go on where it was: the whole current observation."""
+        session_id = request.headers.get("x-session-id") or ""
+        try:
+            env = app.state.sessions.come_back(SessionStore.check_id(session_id)).env
+        except SessionError as exc:
+            return error_response(exc.status, exc.field, exc.message)
+        if env.scenario is None:
+            return error_response(409, "episode", "has not started in this session")
+        observation = env.full_view("Welcome back: the episode goes on where you left it.")
+        data = observation.model_dump(exclude={"reward", "done"})
+        return JSONResponse({"observation": data, "done": env.done, "session_id": session_id})
 
     @app.get("/web/api/setup", tags=["Console"], summary="What the console offers to play")
     async def setup() -> JSONResponse:

@@ -70,6 +70,7 @@ class Session:
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
     joined: bool = False  # a WebSocket plays it (``/ws?session_id=``)
+    leaving: float | None = None  # its page went away: closed then, unless it comes back
     closing: bool = False  # closed while joined: it goes when the socket does
 
 
@@ -94,9 +95,13 @@ class SessionStore:
         return len(self._sessions)
 
     def _reap(self) -> None:
+        now = self.clock()
+        gone = [s for s, sess in self._sessions.items() if sess.leaving and sess.leaving < now]
+        for sid in gone:
+            del self._sessions[sid]
         if self.idle_timeout_s is None:
             return
-        cutoff = self.clock() - self.idle_timeout_s
+        cutoff = now - self.idle_timeout_s
         idle = [s for s, sess in self._sessions.items() if sess.last_used < cutoff]
         for sid in idle:
             if not self._sessions[sid].joined:  # a socket's session lives as long as it does
@@ -134,6 +139,22 @@ class SessionStore:
                 session = self._sessions[session_id] = Session(self.factory())
             session.last_used = self.clock()
             return session
+
+    def leave_soon(self, session_id: str, grace_s: float) -> bool:
+        """The page playing the session went away (a closed tab, or a reload): it is closed
+        ``grace_s`` from now unless it is used again before then."""
+        with self._lock:
+            session = self._sessions.get(session_id)
+            if session is None:
+                return False
+            session.leaving = self.clock() + grace_s
+            return True
+
+    def come_back(self, session_id: str) -> Session:
+        """A reloaded page takes its session back: it stays (``leave_soon`` is undone)."""
+        session = self.get(session_id, create=False)
+        session.leaving = None
+        return session
 
     def close(self, session_id: str) -> bool:
         """Closes a session (one a socket plays goes when the socket does)."""

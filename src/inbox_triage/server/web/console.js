@@ -67,6 +67,22 @@ function slaText(deadline, now) {
 }
 
 // ------------------------------------------------------------------ sessions
+// The tab keeps its session and its half-written action in sessionStorage, so that a reload
+// (or coming back to the tab) goes on where it was; the server's idle timeout ends sessions
+// nobody comes back to.
+const KEPT = { session: "inbox-triage:session", draft: "inbox-triage:draft" };
+
+function keep(key, value) {
+  try {
+    if (value === null) sessionStorage.removeItem(key);
+    else sessionStorage.setItem(key, JSON.stringify(value));
+  } catch (_) { /* storage off: a reload starts afresh */ }
+}
+
+function kept(key) {
+  try { return JSON.parse(sessionStorage.getItem(key)); } catch (_) { return null; }
+}
+
 async function openSession() {
   const answer = await fetch("/sessions", { method: "POST" });
   if (!answer.ok) {
@@ -75,12 +91,64 @@ async function openSession() {
   }
   state.session = (await answer.json()).session_id;
   $("#session-id").textContent = state.session;
+  keep(KEPT.session, state.session);
 }
 
-function closeSession() {
+// The tab goes (closed, or reloaded): the server closes its session soon unless it comes back.
+function leaving() {
   if (!state.session) return;
-  fetch(`/sessions/${encodeURIComponent(state.session)}`, { method: "DELETE", keepalive: true });
+  fetch("/web/api/leave", { method: "POST", keepalive: true, headers: { "X-Session-Id": state.session } });
+}
+
+function forgetSession(why) {
   state.session = null;
+  keep(KEPT.session, null);
+  keep(KEPT.draft, null);
+  $("#session-id").textContent = "none yet";
+  if (why) notice(why);
+}
+
+// A reloaded tab: its episode as it was, with the action it was writing.
+async function resumeEpisode() {
+  const session = kept(KEPT.session);
+  if (typeof session !== "string") return;
+  state.session = session;
+  $("#session-id").textContent = session;
+  const answer = await api("/web/api/resume");
+  if (answer.status === 404) {
+    forgetSession("The episode this tab was playing is gone: its session sat idle past the server's timeout, or the server restarted. Start another.");
+    return;
+  }
+  if (!answer.ok) return; // a session with no episode yet: it is kept for the first one
+  showEpisode(answer.body.observation, answer.body.done);
+  restoreDraft();
+  await refreshGrade(answer.body.done);
+  if (answer.body.done) endEpisode(false);
+}
+
+function saveDraft() {
+  if (!state.obs) return;
+  const fields = {};
+  for (const input of $("#action-fields").querySelectorAll("input, select, textarea")) {
+    fields[input.name] = input.type === "checkbox" ? input.checked : input.value;
+  }
+  keep(KEPT.draft, { task: state.obs.task_id, type: $("#action-type").value, fields, selected: state.selected });
+}
+
+function restoreDraft() {
+  const draft = kept(KEPT.draft);
+  if (!draft || draft.task !== state.obs.task_id) return;
+  if ([...$("#action-type").options].some((o) => o.value === draft.type)) {
+    $("#action-type").value = draft.type;
+    buildActionFields();
+  }
+  if (Number.isInteger(draft.selected)) pick(draft.selected);
+  for (const [name, value] of Object.entries(draft.fields || {})) {
+    const input = $(`#field-${name}`);
+    if (!input) continue;
+    if (input.type === "checkbox") input.checked = Boolean(value);
+    else input.value = value;
+  }
 }
 
 // ------------------------------------------------------------------ setup form
@@ -161,7 +229,14 @@ async function startEpisode(event) {
     return;
   }
   notice("");
-  state.obs = { ...answer.body.observation, done: answer.body.done };
+  keep(KEPT.draft, null);
+  showEpisode(answer.body.observation, answer.body.done);
+  await refreshGrade(false);
+  $("#mail-list").focus();
+}
+
+function showEpisode(observation, done) {
+  state.obs = { ...observation, done };
   state.selected = 0;
   $("#episode").hidden = false;
   $("#play-help").hidden = true;
@@ -170,8 +245,27 @@ async function startEpisode(event) {
   $("#episode-objective").textContent = state.obs.objective;
   renderPolicy($("#policy-text"), state.obs.policy);
   renderEpisode();
-  await refreshGrade(false);
-  $("#mail-list").focus();
+  setFormOpen(!done);
+  $("#episode-over").hidden = true;
+}
+
+// The end of an episode: said where the player is, the form closed, the final grade in view.
+function endEpisode(scroll = true) {
+  setFormOpen(false);
+  const over = $("#episode-over");
+  over.hidden = false;
+  over.textContent = `The episode is over. Final grade ${fmt(state.grade && state.grade.score)}: every component below. Start another episode above.`;
+  if ($("#side-grade-label")) $("#side-grade-label").textContent = "Final grade ";
+  if (scroll) {
+    $("#grade-panel").scrollIntoView({ block: "start" });
+    $("#grade-panel").focus({ preventScroll: true });
+  }
+}
+
+function setFormOpen(open) {
+  for (const control of $("#action-form").querySelectorAll("select, input, textarea, button")) {
+    control.disabled = !open;
+  }
 }
 
 // ------------------------------------------------------------------ the inbox as a mail client
@@ -448,6 +542,7 @@ async function takeAction(event) {
   const box = $("#step-result");
   if (answer.status === 404) {
     put(box, el("p", { class: "refused", role: "alert", text: "This tab's session was closed after sitting idle; start the episode again." }));
+    forgetSession("");
     return;
   }
   if (!answer.ok) {
@@ -467,7 +562,7 @@ async function takeAction(event) {
     el("p", {}, el("strong", { text: "Reward " }), el("output", { id: "last-reward", text: fmt(reward, 4) })),
     el("p", { id: "last-feedback", text: state.obs.last_feedback }),
     err ? el("p", { class: "refused", text: `Error: ${err.field} ${err.message}${err.allowed ? " (allowed: " + err.allowed.join(", ") + ")" : ""}` }) : null,
-    el("p", {}, el("strong", { text: "Grade so far " }), el("output", { id: "side-grade" }),
+    el("p", {}, el("strong", { id: "side-grade-label", text: "Grade so far " }), el("output", { id: "side-grade" }),
       el("a", { href: "#grade-panel", class: "muted", text: " (every component below)" })),
   );
   const items = mailItems(state.obs);
@@ -475,7 +570,9 @@ async function takeAction(event) {
   if (next >= 0 && state.obs.mode === "triage") state.selected = next;
   renderEpisode();
   buildActionFields(); // a fresh form: queue room and open ids have changed
+  keep(KEPT.draft, null);
   await refreshGrade(answer.body.done);
+  if (answer.body.done) endEpisode();
 }
 
 // ------------------------------------------------------------------ the grade
@@ -754,7 +851,9 @@ async function main() {
   $("#setup-task").addEventListener("change", onTaskChange);
   $("#setup-difficulty").addEventListener("change", onTaskChange);
   $("#action-form").addEventListener("submit", busy(takeAction));
-  $("#action-type").addEventListener("change", buildActionFields);
+  $("#action-type").addEventListener("change", () => { buildActionFields(); saveDraft(); });
+  $("#action-form").addEventListener("input", saveDraft);
+  $("#action-form").addEventListener("change", saveDraft);
   $("#filter-form").addEventListener("submit", loadRuns);
   $("#compare-button").addEventListener("click", compareTicked);
   $("#replay-first").addEventListener("click", () => showStep(0));
@@ -768,9 +867,10 @@ async function main() {
   $("#mail-list").setAttribute("aria-label", "Inbox: j and k move the selection");
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", route);
-  window.addEventListener("pagehide", closeSession);
+  window.addEventListener("pagehide", leaving);
   await loadSetup();
   route(); // the session opens with the first episode, so that a visit alone takes no place
+  await resumeEpisode();
   document.body.dataset.ready = "yes";
 }
 
