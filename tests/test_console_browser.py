@@ -340,3 +340,55 @@ def test_the_api_page_opens_beside_the_console_and_asks_nothing_of_another_host(
     assert docs.url == f"{url}/docs"
     assert all(u.startswith(url) or u.startswith("data:") for u in asked), asked
     docs.close()
+
+
+@pytest.mark.parametrize("width", [390, 800])
+def test_no_view_scrolls_sideways_on_a_phone_or_a_small_window(browser, url, width):
+    tab = browser.new_page(viewport={"width": width, "height": 844})
+    tab.set_default_timeout(15_000)
+    tab.goto(f"{url}/web/#/play")
+    tab.wait_for_selector("body[data-ready='yes']")
+
+    def fits(view: str) -> None:
+        scroll, inner = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll <= inner, f"{view} is {scroll} px wide at {inner} px"
+
+    fits("play")
+    start_episode(tab, "inbox/medium_billing_bug_mix")
+    fits("play, mid-episode")
+    # The inbox keeps the columns that matter: subject, SLA and state stay in sight.
+    headers = tab.eval_on_selector_all(
+        "#mail-list th", "hs => hs.filter(h => h.offsetParent !== null).map(h => h.textContent)"
+    )
+    assert {"Subject", "SLA", "State"} <= set(headers)
+    tab.goto(f"{url}/web/#/runs")
+    tab.wait_for_selector("#runs-table tbody tr")
+    fits("runs")
+    rows = tab.locator("#runs-table tbody tr")
+    seed0 = [i for i in range(rows.count()) if rows.nth(i).locator("td").nth(4).inner_text() == "0"]
+    for i in seed0[:2]:
+        rows.nth(i).locator(".tick").check()
+    tab.click("#compare-button")
+    tab.wait_for_selector("#replay-panes .pane >> nth=1")
+    fits("compare")
+    tab.close()
+
+
+def test_the_form_counts_against_the_policy_and_shows_templates_and_titles(page):
+    start_episode(page, "ticket/generated")
+    title = page.evaluate("state.obs.title")
+    assert page.locator("#mail-list tbody tr td").nth(1).inner_text() == title  # not "Hi,"
+    page.select_option("#action-type", "draft_reply")
+    page.fill("#field-value", "Thanks for writing in.")
+    assert page.inner_text("#field-value-count") == "4 words: under the policy's 20"
+    start_episode(page, "triage/easy")
+    page.fill("#field-summary", "x" * 300)
+    assert page.inner_text("#field-summary-count").startswith("300 of 280 characters: over")
+    start_episode(page, "inbox/medium_billing_bug_mix")
+    page.select_option("#action-type", "respond_ticket")
+    templates = page.evaluate("state.obs.vocabulary.templates")
+    first = next(iter(templates))
+    option = page.locator(f"#field-response_template option[value='{first}']").inner_text()
+    assert option.startswith(f"{first}: {templates[first][:20]}")
+    page.select_option("#field-response_template", first)
+    assert page.inner_text("#template-preview") == templates[first]

@@ -286,7 +286,7 @@ function mailItems(obs) {
       state: t.status, item: t,
     }));
   }
-  const subject = (obs.customer_message || "").split(/[.!?\n]/)[0].slice(0, 80);
+  const subject = obs.title || (obs.customer_message || "").split(/[.!?\n]/)[0].slice(0, 80);
   const parts = [obs.priority, obs.routed_team, ...(obs.tags || [])].filter(Boolean);
   return [{
     id: obs.ticket_id, idField: "ticket_id", from: obs.customer_name, subject,
@@ -441,6 +441,22 @@ function renderEpisode() {
 }
 
 // ------------------------------------------------------------------ the action form
+// What the policy asks of free text, counted as the player writes: summaries at most 280
+// characters, replies 20 to 220 words.
+const words = (text) => (text.trim() ? text.trim().split(/\s+/).length : 0);
+const LIMITS = {
+  summary: (t) => `${t.length} of 280 characters${t.length > 280 ? ": over the policy's limit" : ""}`,
+  reply_draft: (t) => replyCount(t),
+  response_text: (t) => replyCount(t),
+};
+function replyCount(text) {
+  const n = words(text);
+  if (!n) return "0 words (a reply has 20 to 220)";
+  if (n < 20) return `${n} words: under the policy's 20`;
+  if (n > 220) return `${n} words: over the policy's 220`;
+  return `${n} words (20 to 220)`;
+}
+
 // The ticket mode's one ``value`` field means something different for each tool.
 const VALUE_LABELS = {
   set_priority: "value: the priority", route_team: "value: the team", add_tag: "value: a tag",
@@ -488,12 +504,29 @@ function buildActionFields() {
     if (choices) {
       const room = state.obs.team_queue_remaining || {};
       const full = (c) => (field === "route_to" || field === "queue" || kind === "route_team") && room[c] === 0;
+      const templates = field === "response_template" ? (state.obs.vocabulary || {}).templates || {} : {};
+      const shown = (c) => (templates[c] ? `${c}: ${templates[c].slice(0, 60)}…` : c);
       const select = el("select", { id, name: field, required: required || null },
         el("option", { value: "", text: required ? "choose…" : "(leave unset)" }),
-        ...choices.map((c) => el("option", { value: c, text: full(c) ? `${c} (full)` : c, "data-full": full(c) })));
+        ...choices.map((c) => el("option", { value: c, text: full(c) ? `${c} (full)` : shown(c), "data-full": full(c) })));
       rows.push(el("label", {}, label, " ", select));
+      if (field === "response_template") {
+        const preview = el("p", { id: "template-preview", class: "template-preview muted", "aria-live": "polite" });
+        select.addEventListener("change", () => { preview.textContent = templates[select.value] || ""; });
+        rows.push(preview);
+      }
     } else {
-      rows.push(el("label", {}, label, " ", el("textarea", { id, name: field, rows: field === "summary" ? 2 : 4, required: required || null })));
+      const limit = LIMITS[field] || (field === "value" && kind === "draft_reply" ? replyCount : null);
+      const area = el("textarea", { id, name: field, rows: field === "summary" ? 2 : 4, required: required || null,
+        "aria-describedby": limit ? `${id}-count` : null });
+      rows.push(el("label", {}, label, " ", area));
+      if (limit) {
+        const counter = el("p", { id: `${id}-count`, class: "counter muted", "aria-live": "polite" });
+        const count = () => { counter.textContent = limit(area.value); counter.classList.toggle("over", /over|under/.test(counter.textContent)); };
+        area.addEventListener("input", count);
+        count();
+        rows.push(counter);
+      }
     }
   }
   put($("#action-fields"), ...rows);
