@@ -392,3 +392,19 @@ def test_the_form_counts_against_the_policy_and_shows_templates_and_titles(page)
     assert option.startswith(f"{first}: {templates[first][:20]}")
     page.select_option("#field-response_template", first)
     assert page.inner_text("#template-preview") == templates[first]
+
+
+def test_handled_mail_shows_what_was_decided_and_runs_links_say_which_episode(page):
+    start_episode(page, "inbox/medium_billing_bug_mix")
+    act(page, "classify_ticket", ticket_id="T-210", priority="high", queue="billing")
+    page.locator("#mail-list tbody tr[data-id='T-210']").click()
+    decided = page.locator("#reading-pane .decision")
+    assert "Priority" in decided.inner_text() and "high" in decided.inner_text()
+    assert "billing" in decided.inner_text()
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    names = page.eval_on_selector_all(
+        "#runs-table a", "links => links.map(a => a.getAttribute('aria-label'))"
+    )
+    assert len(names) > 1 and len(set(names)) == len(names)
+    assert all(n.startswith("Replay ") and " seed " in n for n in names)

@@ -10,6 +10,7 @@ const state = {
   obs: null,
   selected: 0,
   grade: null,
+  decisions: {}, // per mail, what /state says was decided
   replay: null, // {a, b?, step, total, differs}
   runsRows: [],
   runsSelected: 0,
@@ -46,7 +47,14 @@ function notice(text) {
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
   if (state.session) headers["X-Session-Id"] = state.session;
-  const response = await fetch(path, { ...options, headers });
+  let response;
+  try {
+    response = await fetch(path, { ...options, headers });
+  } catch (_) { // the server is down or unreachable: say so, and answer like a refusal
+    const message = "cannot be reached: is it still running? Nothing was done.";
+    notice(`The server ${message}`);
+    return { ok: false, status: 0, body: { error: { field: "server", message } } };
+  }
   let body = null;
   try { body = await response.json(); } catch (_) { body = null; }
   return { ok: response.ok, status: response.status, body };
@@ -120,6 +128,7 @@ async function resumeEpisode() {
     return;
   }
   if (!answer.ok) return; // a session with no episode yet: it is kept for the first one
+  await loadDecisions();
   showEpisode(answer.body.observation, answer.body.done);
   restoreDraft();
   await refreshGrade(answer.body.done);
@@ -230,6 +239,7 @@ async function startEpisode(event) {
   }
   notice("");
   keep(KEPT.draft, null);
+  state.decisions = {};
   showEpisode(answer.body.observation, answer.body.done);
   await refreshGrade(false);
   $("#mail-list").focus();
@@ -363,7 +373,31 @@ function renderReading(target, entry) {
     m.draft_reply ? renderMessages([{ kind: "draft", body: m.draft_reply }], "Draft reply") : null,
     m.tags && m.tags.length ? el("p", { text: `Tags: ${m.tags.join(", ")}` }) : null,
     m.priority || m.queue ? el("p", { text: `Priority ${m.priority || "–"} · queue ${m.queue || "–"}${m.sentiment ? " · " + m.sentiment : ""}` }) : null,
+    renderDecision((state.decisions || {})[entry.id]),
   );
+}
+
+// What was decided for a mail (from /state): handled mail shows it, not only the event list.
+const DECIDED = [
+  ["priority", "Priority"], ["category", "Category"], ["queue", "Routed to"], ["sentiment", "Sentiment"],
+  ["escalated_to", "Escalated to"], ["resolution", "Resolution"],
+];
+function renderDecision(work) {
+  if (!work) return null;
+  const rows = DECIDED.filter(([key]) => work[key]).map(([key, label]) => [label, String(work[key])]);
+  if (work.tags && work.tags.length) rows.push(["Tags", work.tags.join(", ")]);
+  if (work.flagged) rows.push(["Review", "flagged"]);
+  if (work.templates_sent && work.templates_sent.length) rows.push(["Templates sent", work.templates_sent.join(", ")]);
+  if (work.has_reply) rows.push(["Reply", "drafted"]);
+  if (work.info_requested) rows.push(["Information", "requested"]);
+  if (!rows.length) return null;
+  return el("section", { class: "decision", "aria-label": "Decided" }, el("h5", { text: "Decided" }),
+    el("dl", { class: "action" }, ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })])));
+}
+
+async function loadDecisions() {
+  const answer = await api("/state");
+  state.decisions = answer.ok ? answer.body.tickets || {} : {};
 }
 
 function renderEvents(target, events) {
@@ -604,6 +638,8 @@ async function takeAction(event) {
   renderEpisode();
   buildActionFields(); // a fresh form: queue room and open ids have changed
   keep(KEPT.draft, null);
+  await loadDecisions();
+  renderReading($("#reading-pane"), mailItems(state.obs)[state.selected]);
   await refreshGrade(answer.body.done);
   if (answer.body.done) endEpisode();
 }
@@ -674,7 +710,7 @@ function renderRunsTable() {
   el("td", { text: r.run }), el("td", { text: r.agent }), el("td", { text: r.task }), el("td", { text: String(r.seed) }),
   el("td", { text: r.split ? `${r.split} / ${r.difficulty}` : "–" }), el("td", { class: "score", text: fmt(r.grade) }),
   el("td", { text: String(r.steps) }),
-  el("td", {}, r.replayable ? el("a", { href: episodeHash(r), text: "replay" }) : el("span", { class: "muted", text: "no trajectory" })))));
+  el("td", {}, r.replayable ? el("a", { href: episodeHash(r), text: "replay", "aria-label": `Replay ${r.agent} on ${r.task} seed ${r.seed} (${r.run})` }) : el("span", { class: "muted", text: "no trajectory" })))));
   updateCompareButton();
 }
 
