@@ -408,3 +408,29 @@ def test_handled_mail_shows_what_was_decided_and_runs_links_say_which_episode(pa
     )
     assert len(names) > 1 and len(set(names)) == len(names)
     assert all(n.startswith("Replay ") and " seed " in n for n in names)
+
+
+def test_play_keeps_a_transcript_and_chart_and_marks_a_refused_field(page, url):
+    start_episode(page, "inbox/medium_billing_bug_mix")
+    act(page, "classify_ticket", ticket_id="T-210", priority="high", queue="billing")
+    act(page, "classify_ticket", ticket_id="T-211", priority="medium", queue="technical")
+    rows = page.eval_on_selector_all(
+        "#transcript-table tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent))"
+    )
+    assert [r[0] for r in rows] == ["1", "2"] and "priority=high" in rows[0][1]
+    assert page.locator("#transcript-chart svg rect").count() == 2
+    assert page.locator("#transcript-chart svg polyline").count() == 1
+    shown = float(rows[-1][3])
+    assert shown == pytest.approx(grader(url, session_id(page))["score"], abs=1e-3)
+    page.reload()  # the transcript comes back with the episode
+    page.wait_for_selector("body[data-ready='yes']")
+    page.wait_for_function("document.querySelectorAll('#transcript-table tbody tr').length === 2")
+    # A refused action (a full queue is offered no more; an unknown id is typed by hand).
+    page.select_option("#action-type", "classify_ticket")
+    page.evaluate("""() => { const s = document.querySelector('#field-ticket_id');
+        s.append(new Option('T-999', 'T-999')); s.value = 'T-999'; }""")
+    page.select_option("#field-priority", "low")
+    page.focus("#act-button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#field-ticket_id[aria-invalid='true']")
+    assert page.evaluate("document.activeElement.id") == "field-ticket_id"

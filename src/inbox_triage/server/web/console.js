@@ -11,6 +11,7 @@ const state = {
   selected: 0,
   grade: null,
   decisions: {}, // per mail, what /state says was decided
+  transcript: [], // this episode's steps as played here
   replay: null, // {a, b?, step, total, differs}
   runsRows: [],
   runsSelected: 0,
@@ -78,7 +79,7 @@ function slaText(deadline, now) {
 // The tab keeps its session and its half-written action in sessionStorage, so that a reload
 // (or coming back to the tab) goes on where it was; the server's idle timeout ends sessions
 // nobody comes back to.
-const KEPT = { session: "inbox-triage:session", draft: "inbox-triage:draft" };
+const KEPT = { session: "inbox-triage:session", draft: "inbox-triage:draft", transcript: "inbox-triage:transcript" };
 
 function keep(key, value) {
   try {
@@ -130,6 +131,9 @@ async function resumeEpisode() {
   if (!answer.ok) return; // a session with no episode yet: it is kept for the first one
   await loadDecisions();
   showEpisode(answer.body.observation, answer.body.done);
+  const played = kept(KEPT.transcript);
+  state.transcript = played && played.session === session && played.task === state.obs.task_id ? played.rows : [];
+  renderTranscript();
   restoreDraft();
   await refreshGrade(answer.body.done);
   if (answer.body.done) endEpisode(false);
@@ -240,7 +244,10 @@ async function startEpisode(event) {
   notice("");
   keep(KEPT.draft, null);
   state.decisions = {};
+  state.transcript = [];
+  keep(KEPT.transcript, null);
   showEpisode(answer.body.observation, answer.body.done);
+  renderTranscript();
   await refreshGrade(false);
   $("#mail-list").focus();
 }
@@ -617,6 +624,7 @@ async function takeAction(event) {
     put(box, el("p", { class: "refused", role: "alert" },
       el("strong", { text: "Refused: " }), `${e.field} ${e.message}${e.allowed}`),
     el("p", { class: "muted", text: "A refused action costs no step." }));
+    markRefused(e.field);
     return;
   }
   // A step's observation leaves out what only a reset sends (the policy, the action schema).
@@ -641,7 +649,53 @@ async function takeAction(event) {
   await loadDecisions();
   renderReading($("#reading-pane"), mailItems(state.obs)[state.selected]);
   await refreshGrade(answer.body.done);
+  state.transcript.push({ step: state.obs.step_count, action, reward, error: err ? `${err.field} ${err.message}` : "",
+    grade: state.grade ? state.grade.score : null });
+  keep(KEPT.transcript, { task: state.obs.task_id, session: state.session, rows: state.transcript });
+  renderTranscript();
   if (answer.body.done) endEpisode();
+}
+
+// The refused field, marked and focused, so the player sees what to change.
+function markRefused(field) {
+  for (const marked of document.querySelectorAll("#action-form [aria-invalid]")) marked.removeAttribute("aria-invalid");
+  const input = $(`#field-${field}`) || (field === "action_type" ? $("#action-type") : null);
+  if (!input) return;
+  input.setAttribute("aria-invalid", "true");
+  input.focus();
+}
+
+// ------------------------------------------------------------------ the transcript
+// Every step of the episode: its action, reward and error, and the grade after it, with a
+// chart of the step rewards and the grade (inline SVG: nothing fetched).
+function renderTranscript() {
+  const rows = state.transcript;
+  $("#transcript").hidden = !rows.length;
+  put($("#transcript-table tbody"), ...rows.map((r) => el("tr", {},
+    el("td", { text: String(r.step) }),
+    el("td", { text: Object.entries(r.action).map(([k, v]) => `${k}=${String(v).slice(0, 60)}`).join(" · ") }),
+    el("td", { class: r.reward < 0 ? "refused" : "", text: fmt(r.reward, 4) }),
+    el("td", { text: fmt(r.grade) }),
+    el("td", { class: "refused", text: r.error }))));
+  put($("#transcript-chart"), rewardChart(rows.map((r) => r.reward), rows.map((r) => r.grade)));
+}
+
+function rewardChart(rewards, grades) {
+  const w = 600, h = 140, pad = 24, n = Math.max(rewards.length, 1);
+  const low = Math.min(0, ...rewards), high = Math.max(1, ...rewards);
+  const x = (i) => pad + (i + 0.5) * ((w - 2 * pad) / n);
+  const y = (v) => h - pad - ((v - low) / (high - low || 1)) * (h - 2 * pad);
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `Step rewards (bars) and the grade after each step (line), ${rewards.length} steps`);
+  const add = (tag, attrs) => { const node = document.createElementNS(ns, tag); for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v); svg.append(node); return node; };
+  add("line", { x1: pad, x2: w - pad, y1: y(0), y2: y(0), class: "axis" });
+  rewards.forEach((r, i) => add("rect", { x: x(i) - 4, width: 8, y: Math.min(y(0), y(r)), height: Math.abs(y(r) - y(0)) || 1, class: r < 0 ? "bar bad" : "bar" }));
+  const points = grades.map((g, i) => (g === null ? null : `${x(i)},${y(g)}`)).filter(Boolean).join(" ");
+  if (points) add("polyline", { points, class: "grade-line" });
+  return svg;
 }
 
 // ------------------------------------------------------------------ the grade
