@@ -434,3 +434,32 @@ def test_play_keeps_a_transcript_and_chart_and_marks_a_refused_field(page, url):
     page.keyboard.press("Enter")
     page.wait_for_selector("#field-ticket_id[aria-invalid='true']")
     assert page.evaluate("document.activeElement.id") == "field-ticket_id"
+
+
+def test_compare_marks_each_differing_field_and_the_grade_delta_per_component(page):
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    rows = page.locator("#runs-table tbody tr")
+    chosen = [
+        i
+        for i in range(rows.count())
+        if rows.nth(i).locator("td").nth(4).inner_text() == "0"
+        and rows.nth(i).locator("td").nth(1).inner_text() in ("heuristic-run", "edited-run")
+    ]
+    for i in chosen:
+        rows.nth(i).locator(".tick").check()
+    page.click("#compare-button")
+    page.wait_for_selector("#first-difference")
+    page.keyboard.press("ArrowRight")  # step 3: the edited record's priority differs
+    for pane in range(2):
+        marked = page.locator(".pane").nth(pane).locator("dd.field-differs")
+        assert marked.count() == 1 and marked.inner_text() in ("low", "urgent", "high", "medium")
+    deltas = page.locator(".pane").nth(0).locator(".grade-table td.delta")
+    assert deltas.count() >= 3
+    texts = deltas.all_inner_texts()
+    assert all(t == "=" or t[0] in "+−" for t in texts)
+    mine = page.locator(".pane").nth(0).locator(".replay-grade").inner_text()
+    theirs = page.locator(".pane").nth(1).locator(".replay-grade").inner_text()
+    shown = page.locator(".pane").nth(0).locator("h4 .delta").inner_text()
+    expected = float(mine) - float(theirs)
+    assert ("=" in shown) if abs(expected) < 0.0005 else (f"{abs(expected):.3f}" in shown)

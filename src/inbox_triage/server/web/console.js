@@ -699,10 +699,27 @@ function rewardChart(rewards, grades) {
 }
 
 // ------------------------------------------------------------------ the grade
-function renderGradeTable(tbody, components) {
+function renderGradeTable(tbody, components, others = null) {
   put(tbody, ...Object.entries(components || {}).map(([name, c]) => el("tr", { "data-component": name },
     el("th", { scope: "row", text: name }), el("td", { text: fmt(c.weight, 2) }),
-    el("td", { class: "score", text: fmt(c.score) }), el("td", { text: c.explanation }))));
+    el("td", { class: "score", text: fmt(c.score) }),
+    others ? el("td", { class: "delta", text: others[name] ? delta(c.score, others[name].score) : "–" }) : null,
+    el("td", { text: c.explanation }))));
+}
+
+// The difference of a score from the other episode's, signed ("+0.250", "−0.100", "=").
+function delta(mine, theirs) {
+  const d = mine - theirs;
+  if (Math.abs(d) < 0.0005) return "=";
+  return `${d > 0 ? "+" : "−"}${Math.abs(d).toFixed(3)}`;
+}
+
+// An action's fields as [name, text, differs from the other's]: compare marks each field that
+// differs, not only the whole step.
+function actionFields(action, other) {
+  const names = [...new Set([...Object.keys(action), ...Object.keys(other || {})])];
+  return names.filter((k) => k in action || other).map((k) => [k, k in action ? String(action[k]) : "(not set)",
+    Boolean(other) && JSON.stringify(action[k]) !== JSON.stringify(other[k])]);
 }
 
 async function refreshGrade(final) {
@@ -870,23 +887,28 @@ function paneAt(rep, step, other) {
   const items = renderMailList(tbody, full, -1, null);
   const actedOn = s && (s.action.email_id || s.action.ticket_id || (full.mode === "ticket" ? full.ticket_id : null));
   const differsHere = other !== undefined && state.replay.differs === step;
+  const theirs = other !== undefined && at > 0 && at <= other.steps.length ? other.steps[at - 1] : null;
+  const theirGrade = other === undefined ? null : (at === 0 ? other.start_grade : other.steps[Math.min(at, other.steps.length) - 1].grade);
   const acted = actedOn ? items.find((m) => m.id === actedOn) : null;
   put(pane, head,
     step > last ? el("p", { class: "muted", text: `This episode ended after step ${last}.` }) : null,
     el("dl", { class: "status-bar" }),
     el("div", { class: `action-box${differsHere ? " differs" : ""}` },
       el("h4", { text: s ? `Step ${at}: action${differsHere ? " (first difference)" : ""}` : "Before the first step" }),
-      s ? el("dl", { class: "action" }, ...Object.entries(s.action).flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v) })])) : null,
+      s ? el("dl", { class: "action" }, ...actionFields(s.action, theirs && theirs.action).flatMap(([k, v, differs]) => [
+        el("dt", { text: k, class: differs ? "field-differs" : "" }),
+        el("dd", { text: v, class: differs ? "field-differs" : "", title: differs ? "differs from the other episode's action" : null })])) : null,
       s ? el("p", {}, "Reward ", el("output", { class: "replay-reward", text: fmt(s.reward, 4) }),
         s.reproduced ? " (as recorded)" : el("strong", { class: "refused", text: ` (recorded ${fmt(s.recorded_reward, 4)})` })) : null,
       s && s.error ? el("p", { class: "refused", text: `Error: ${s.error.field} ${s.error.message}` }) : null,
       s ? el("p", { class: "muted", text: full.last_feedback }) : null),
     el("table", { class: "mail-list" }, el("thead", {}, el("tr", {}, ...["From", "Subject", "Tier", "SLA", "State"].map((h) => el("th", { scope: "col", text: h })))), tbody),
     acted ? el("details", { class: "acted-mail" }, el("summary", { text: `The mail acted on: ${acted.id}` }), el("article", { class: "reading-pane" })) : null,
-    el("h4", {}, "Grade so far ", el("output", { class: "replay-grade", text: fmt(grade.value) })),
-    el("table", { class: "grade-table" }, el("thead", {}, el("tr", {}, ...["Component", "Weight", "Score", "Explanation"].map((h) => el("th", { scope: "col", text: h })))), el("tbody")));
+    el("h4", {}, "Grade so far ", el("output", { class: "replay-grade", text: fmt(grade.value) }),
+      theirGrade ? el("span", { class: "delta", text: ` (${delta(grade.value, theirGrade.value)} against the other)` }) : null),
+    el("table", { class: "grade-table" }, el("thead", {}, el("tr", {}, ...["Component", "Weight", "Score", ...(theirGrade ? ["Δ other"] : []), "Explanation"].map((h) => el("th", { scope: "col", text: h })))), el("tbody")));
   renderStatus(pane.querySelector("dl"), full);
-  renderGradeTable(pane.querySelector(".grade-table tbody"), grade.components);
+  renderGradeTable(pane.querySelector(".grade-table tbody"), grade.components, theirGrade && theirGrade.components);
   if (acted) renderReading(pane.querySelector(".acted-mail article"), acted);
   if (actedOn) {
     const row = items.findIndex((m) => m.id === actedOn);
