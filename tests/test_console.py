@@ -326,3 +326,18 @@ def test_view_serves_the_runs_on_a_free_port_and_prints_the_url(runs):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_runs_added_while_the_server_runs_are_listed(runs, tmp_path):
+    import shutil
+
+    root = tmp_path / "runs"
+    shutil.copytree(runs / "both", root / "both")
+    library = RunLibrary.from_folders([root])
+    library.rescan_s = 0.0
+    client = TestClient(build_app(runs=library))
+    assert client.get("/web/api/episodes").json()["runs"] == ["both"]
+    shutil.copytree(runs / "edited", root / "later")
+    listed = client.get("/web/api/episodes").json()
+    assert listed["runs"] == ["both", "later"]
+    assert any(e["run"] == "later" for e in listed["episodes"])

@@ -463,3 +463,22 @@ def test_compare_marks_each_differing_field_and_the_grade_delta_per_component(pa
     shown = page.locator(".pane").nth(0).locator("h4 .delta").inner_text()
     expected = float(mine) - float(theirs)
     assert ("=" in shown) if abs(expected) < 0.0005 else (f"{abs(expected):.3f}" in shown)
+
+
+def test_the_runs_list_sorts_by_any_column(page):
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+
+    def column(i: int) -> list[str]:
+        return page.eval_on_selector_all(
+            "#runs-table tbody tr", f"rs => rs.map(r => r.cells[{i}].textContent)"
+        )
+
+    page.click("#runs-table th[data-sort='grade'] button")
+    grades = [float(g) for g in column(6)]
+    assert grades == sorted(grades)
+    assert page.get_attribute("#runs-table th[data-sort='grade']", "aria-sort") == "ascending"
+    page.click("#runs-table th[data-sort='grade'] button")
+    assert [float(g) for g in column(6)] == sorted(grades, reverse=True)
+    page.click("#runs-table th[data-sort='agent'] button")
+    assert column(2) == sorted(column(2))

@@ -12,6 +12,7 @@ const state = {
   grade: null,
   decisions: {}, // per mail, what /state says was decided
   transcript: [], // this episode's steps as played here
+  runsSort: null, // {key, dir}
   replay: null, // {a, b?, step, total, differs}
   runsRows: [],
   runsSelected: 0,
@@ -770,7 +771,38 @@ async function loadRuns(event) {
   renderRunsTable();
 }
 
+// The runs list sorts by any column: a header is a button; again reverses the order.
+const SORT_KEYS = [null, "run", "agent", "task", "seed", "split", "grade", "steps", null];
+function sortableRuns() {
+  $("#runs-table").querySelectorAll("thead th").forEach((th, i) => {
+    const key = SORT_KEYS[i];
+    if (!key) return;
+    const label = th.textContent;
+    put(th, el("button", { type: "button", class: "sort", text: label, "aria-label": `Sort by ${label}`, onclick: () => sortRuns(key) }));
+    th.dataset.sort = key;
+  });
+}
+
+function sortRuns(key) {
+  const same = state.runsSort && state.runsSort.key === key;
+  state.runsSort = { key, dir: same && state.runsSort.dir === "ascending" ? "descending" : "ascending" };
+  renderRunsTable();
+}
+
+function sortedRows(rows) {
+  if (!state.runsSort) return rows;
+  const { key, dir } = state.runsSort;
+  const value = (r) => (key === "split" ? `${r.split || ""}/${r.difficulty || ""}` : r[key]);
+  const order = (a, b) => (typeof value(a) === "number" && typeof value(b) === "number"
+    ? value(a) - value(b) : String(value(a)).localeCompare(String(value(b))));
+  return [...rows].sort((a, b) => (dir === "ascending" ? order(a, b) : order(b, a)));
+}
+
 function renderRunsTable() {
+  state.runsRows = sortedRows(state.runsRows);
+  $("#runs-table").querySelectorAll("thead th").forEach((th) => {
+    if (th.dataset.sort) th.setAttribute("aria-sort", state.runsSort && state.runsSort.key === th.dataset.sort ? state.runsSort.dir : "none");
+  });
   const tbody = $("#runs-table tbody");
   put(tbody, ...state.runsRows.map((r, i) => el("tr", {
     class: i === state.runsSelected ? "selected" : "", "aria-selected": i === state.runsSelected ? "true" : "false",
@@ -1008,6 +1040,7 @@ async function main() {
   $("#replay-step").addEventListener("change", (e) => showStep(Number(e.target.value)));
   $("#replay-step").addEventListener("keydown", (e) => { if (e.key === "Enter") showStep(Number(e.target.value)); });
   $("#replay-slider").addEventListener("input", (e) => showStep(Number(e.target.value)));
+  sortableRuns();
   $("#mail-list").tabIndex = 0;
   $("#mail-list").setAttribute("aria-label", "Inbox: j and k move the selection");
   document.addEventListener("keydown", onKey);
