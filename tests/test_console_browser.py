@@ -482,3 +482,18 @@ def test_the_runs_list_sorts_by_any_column(page):
     assert [float(g) for g in column(6)] == sorted(grades, reverse=True)
     page.click("#runs-table th[data-sort='agent'] button")
     assert column(2) == sorted(column(2))
+
+
+def test_keys_act_and_moves_are_announced(page):
+    start_episode(page, "ticket/generated")
+    page.focus("#mail-list")
+    page.keyboard.press("j")
+    assert page.inner_text("#announce").startswith("Mail 1 of 1:")
+    page.keyboard.press("r")
+    assert page.input_value("#action-type") == "draft_reply"
+    assert page.evaluate("document.activeElement.id") == "field-value"
+    page.keyboard.type("r")  # typing in the reply is typing, not a key to act
+    assert page.input_value("#field-value") == "r"
+    page.focus("#mail-list")
+    page.keyboard.press("e")
+    assert page.evaluate("document.activeElement.id") == "action-type"

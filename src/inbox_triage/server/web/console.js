@@ -993,13 +993,21 @@ function onKey(event) {
     showStep(to);
     return;
   }
-  if (typing(event.target) || !["j", "k", "Enter"].includes(event.key)) return;
+  if (typing(event.target)) return;
+  if (view === "play" && state.obs && !state.obs.done && ["e", "r"].includes(event.key)) {
+    event.preventDefault();
+    actKey(event.key);
+    return;
+  }
+  if (!["j", "k", "Enter"].includes(event.key)) return;
   if (view === "play" && state.obs && event.key !== "Enter") {
     event.preventDefault();
     pick(state.selected + (event.key === "j" ? 1 : -1));
+    const item = mailItems(state.obs)[state.selected];
+    if (item) announce(`Mail ${state.selected + 1} of ${mailItems(state.obs).length}: ${item.subject}, ${item.state}`);
   } else if (view === "runs" && state.runsRows.length) {
     if (event.key === "Enter") {
-      if (event.target.tagName === "A" || event.target.tagName === "BUTTON") return;
+      if (["A", "BUTTON", "INPUT"].includes(event.target.tagName)) return; // the focused control acts
       const row = state.runsRows[state.runsSelected];
       if (row && row.replayable) location.hash = episodeHash(row);
       return;
@@ -1009,6 +1017,28 @@ function onKey(event) {
     state.runsRows[state.runsSelected] && document.querySelectorAll("#runs-table tbody tr")[state.runsSelected].scrollIntoView({ block: "nearest" });
     selectRunRow(state.runsSelected);
   }
+}
+
+// Keys to act: "e" opens the action form, "r" starts the reply the mode takes.
+const REPLY_ACTION = { triage: ["triage_email", "reply_draft"], ticket: ["draft_reply", "value"], inbox: ["respond_ticket", "response_text"] };
+function actKey(key) {
+  if (key === "e") {
+    $("#action-type").focus();
+    announce("Action form");
+    return;
+  }
+  const [type, field] = REPLY_ACTION[state.obs.mode] || [];
+  if (!type || ![...$("#action-type").options].some((o) => o.value === type)) return;
+  $("#action-type").value = type;
+  buildActionFields();
+  const target = $(`#field-${field}`);
+  if (target) target.focus();
+  announce(`Writing a reply: ${type}`);
+}
+
+// Says something to a screen reader (a polite live region), for moves that change no focus.
+function announce(text) {
+  $("#announce").textContent = text;
 }
 
 // Marks the page busy while an answer is awaited, and counts answers (what tests wait on).
