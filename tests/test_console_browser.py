@@ -497,3 +497,17 @@ def test_keys_act_and_moves_are_announced(page):
     page.focus("#mail-list")
     page.keyboard.press("e")
     assert page.evaluate("document.activeElement.id") == "action-type"
+
+
+def test_the_inbox_sorts_by_sla_deadline(page):
+    start_episode(page, "inbox/medium_billing_bug_mix")
+    page.click("#sort-sla")
+    left = page.eval_on_selector_all(
+        "#mail-list tbody tr", "rs => rs.map(r => r.cells[3].textContent)"
+    )
+    minutes = [int(t.split()[0]) * (-1 if "over" in t else 1) for t in left if "min" in t]
+    assert minutes and minutes == sorted(minutes)
+    assert page.get_attribute("#sort-sla", "aria-pressed") == "true"
+    chosen = page.evaluate("mailItems(state.obs)[state.selected].id")
+    act(page, "classify_ticket", ticket_id=chosen, priority="high", queue="billing")
+    assert steps_taken(page) == 1  # the id fields still follow the sorted selection

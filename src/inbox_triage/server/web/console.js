@@ -13,6 +13,7 @@ const state = {
   decisions: {}, // per mail, what /state says was decided
   transcript: [], // this episode's steps as played here
   runsSort: null, // {key, dir}
+  bySla: false, // the inbox sorted by SLA deadline
   replay: null, // {a, b?, step, total, differs}
   runsRows: [],
   runsSelected: 0,
@@ -289,6 +290,13 @@ function setFormOpen(open) {
 // ------------------------------------------------------------------ the inbox as a mail client
 // One row per email or ticket, whatever the mode.
 function mailItems(obs) {
+  const items = listedMail(obs);
+  if (!state.bySla) return items;
+  const due = (m) => (m.sla === null || m.sla === undefined ? Infinity : m.sla);
+  return [...items].sort((a, b) => due(a) - due(b)); // the most urgent first; handled mail last
+}
+
+function listedMail(obs) {
   if (obs.mode === "triage") {
     const current = obs.current_email && obs.current_email.email_id;
     return (obs.inbox || []).map((m) => ({
@@ -771,6 +779,17 @@ async function loadRuns(event) {
   renderRunsTable();
 }
 
+function toggleSlaSort() {
+  const chosen = state.obs ? mailItems(state.obs)[state.selected] : null;
+  state.bySla = !state.bySla;
+  $("#sort-sla").setAttribute("aria-pressed", String(state.bySla));
+  if (!state.obs) return;
+  const items = mailItems(state.obs);
+  state.selected = Math.max(0, chosen ? items.findIndex((m) => m.id === chosen.id) : 0);
+  renderEpisode();
+  announce(state.bySla ? "Inbox sorted by SLA deadline" : "Inbox in arrival order");
+}
+
 // The runs list sorts by any column: a header is a button; again reverses the order.
 const SORT_KEYS = [null, "run", "agent", "task", "seed", "split", "grade", "steps", null];
 function sortableRuns() {
@@ -1071,6 +1090,9 @@ async function main() {
   $("#replay-step").addEventListener("keydown", (e) => { if (e.key === "Enter") showStep(Number(e.target.value)); });
   $("#replay-slider").addEventListener("input", (e) => showStep(Number(e.target.value)));
   sortableRuns();
+  const slaHead = [...$("#mail-list").querySelectorAll("thead th")].find((th) => th.textContent === "SLA");
+  put(slaHead, el("button", { type: "button", class: "sort", id: "sort-sla", text: "SLA", "aria-pressed": "false",
+    "aria-label": "Sort the inbox by SLA deadline", onclick: toggleSlaSort }));
   $("#mail-list").tabIndex = 0;
   $("#mail-list").setAttribute("aria-label", "Inbox: j and k move the selection");
   document.addEventListener("keydown", onKey);
