@@ -223,16 +223,22 @@ def test_replay_opens_an_eval_run_from_the_list_and_steps_to_its_recorded_grade(
     assert page.inner_text(".replay-grade") == f"{record.grade:.3f}"
 
 
-def test_side_by_side_marks_the_first_differing_step_and_the_unreproduced_record(page):
+def heuristic_and_edited_seed0(page) -> list[int]:
+    """The runs list's rows of seed 0 in the heuristic's run and its hand-edited copy."""
     page.goto(page.url.split("#")[0] + "#/runs")
     page.wait_for_selector("#runs-table tbody tr")
     rows = page.locator("#runs-table tbody tr")
-    chosen = [
+    return [
         i
         for i in range(rows.count())
         if rows.nth(i).locator("td").nth(4).inner_text() == "0"
         and rows.nth(i).locator("td").nth(1).inner_text() in ("heuristic-run", "edited-run")
     ]
+
+
+def test_side_by_side_marks_the_first_differing_step_and_the_unreproduced_record(page):
+    chosen = heuristic_and_edited_seed0(page)
+    rows = page.locator("#runs-table tbody tr")
     assert len(chosen) == 2
     for i in chosen:
         rows.nth(i).locator(".tick").check()
@@ -437,15 +443,8 @@ def test_play_keeps_a_transcript_and_chart_and_marks_a_refused_field(page, url):
 
 
 def test_compare_marks_each_differing_field_and_the_grade_delta_per_component(page):
-    page.goto(page.url.split("#")[0] + "#/runs")
-    page.wait_for_selector("#runs-table tbody tr")
+    chosen = heuristic_and_edited_seed0(page)
     rows = page.locator("#runs-table tbody tr")
-    chosen = [
-        i
-        for i in range(rows.count())
-        if rows.nth(i).locator("td").nth(4).inner_text() == "0"
-        and rows.nth(i).locator("td").nth(1).inner_text() in ("heuristic-run", "edited-run")
-    ]
     for i in chosen:
         rows.nth(i).locator(".tick").check()
     page.click("#compare-button")

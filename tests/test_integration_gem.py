@@ -4,10 +4,10 @@ seeds that repeat an episode."""
 
 from __future__ import annotations
 
-import json
 import logging
 
 import pytest
+from text_turns import call, oracle_turns
 
 _root = logging.getLogger()
 _kept = (_root.level, list(_root.handlers))
@@ -16,7 +16,6 @@ _root.setLevel(_kept[0])  # `import gem` calls logging.basicConfig(level=INFO): 
 _root.handlers[:] = _kept[1]
 
 from inbox_triage.action_tools import SYSTEM_PROMPTS, parse_tool_call, tool_names  # noqa: E402
-from inbox_triage.agents import make_agent  # noqa: E402
 from inbox_triage.integrations.gem import ENV_ID, register  # noqa: E402
 
 MODES = ("triage", "ticket", "inbox")
@@ -26,22 +25,6 @@ EPISODE = {"split": "test", "difficulty": "easy"}
 def make(mode: str, **kwargs):
     register()
     return gem.make(f"{ENV_ID}:{mode}", **{**EPISODE, **kwargs})
-
-
-def call(name: str, **arguments) -> str:
-    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
-
-
-def oracle_turns(env, seed: int):
-    """The oracle's next actions as the texts a model would write."""
-    agent = make_agent("oracle")
-    agent.reset(env.observation, scenario=env.inbox.scenario, seed=seed)
-    while True:
-        action = dict(agent.act(env.observation))
-        name = action.pop("action_type", None) or "triage_email"  # triage's may leave it out
-        if env.mode == "ticket":  # the ticket tools take no id: the episode is one ticket
-            action.pop("ticket_id", None)
-        yield call(name, **action)
 
 
 def play_out(env, seed: int) -> list[tuple]:

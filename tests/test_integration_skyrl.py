@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from text_turns import call, oracle_turns
 
 skyrl_gym = pytest.importorskip("skyrl_gym")
 
 from omegaconf import DictConfig  # noqa: E402  (skyrl-gym's own dependency)
 from typer.testing import CliRunner  # noqa: E402
 
-from inbox_triage.agents import make_agent  # noqa: E402
 from inbox_triage.cli import app  # noqa: E402
 from inbox_triage.integrations.skyrl import ENV_ID, register  # noqa: E402
 from inbox_triage.training.export import START_TURN, read  # noqa: E402
@@ -39,28 +37,6 @@ def make(mode: str, seed: int, env_config: dict | None = None, **extras):
         **extras,
     }
     return skyrl_gym.make(ENV_ID, env_config=DictConfig(env_config or {}), extras=extras)
-
-
-def call(name: str, **arguments) -> str:
-    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
-
-
-def oracle_calls(env, seed: int):
-    """The oracle's next actions as tool calls (name, arguments), one per turn."""
-    agent = make_agent("oracle")
-    agent.reset(env.observation, scenario=env.inbox.scenario, seed=seed)
-    while True:
-        action = dict(agent.act(env.observation))
-        name = action.pop("action_type", None) or "triage_email"
-        if env.mode == "ticket":  # the ticket tools take no id: the episode is one ticket
-            action.pop("ticket_id", None)
-        yield name, action
-
-
-def oracle_turns(env, seed: int):
-    """The oracle's next actions as the texts a model would write."""
-    for name, arguments in oracle_calls(env, seed):
-        yield call(name, **arguments)
 
 
 def play_out(env, seed: int) -> list[dict]:

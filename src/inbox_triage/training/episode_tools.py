@@ -10,7 +10,7 @@ import warnings
 from functools import cache
 from typing import Any
 
-from inbox_triage.action_tools import refusal_text
+from inbox_triage.action_tools import refusal_text, step_text
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.observations import ObservationMemory
 from inbox_triage.scenarios.generator import KNOBS
@@ -111,10 +111,9 @@ class EpisodeTools:
         if error:
             self.refusals += 1
             raise ValueError(refusal_text(error))
-        text = str(observation.get("last_feedback") or "Done.")
-        if observation.get("done"):
-            return text + " The episode is over."
-        return text + "\n\n" + self._render()
+        text = step_text(self.mode, observation, self._answers_seen)
+        self._answers_seen = len(observation.get("customer_messages") or [])
+        return text
 
     def _render(self) -> str:
         raise NotImplementedError
