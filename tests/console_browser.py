@@ -57,7 +57,8 @@ def open_console(browser: Any, url: str, where: str = "#/play") -> Any:
 
 
 def start_episode(page: Any, task: str, seed: int = 0, **setup: str) -> None:
-    """Chooses the task in the setup form (keyboard and selects) and starts it."""
+    """Chooses the task in the setup form (keyboard and selects) and starts it, saying yes
+    when the page asks before replacing an episode in progress."""
     mode = task.split("/", 1)[0]
     page.select_option("#setup-mode", mode)
     page.select_option("#setup-task", task)
@@ -67,6 +68,10 @@ def start_episode(page: Any, task: str, seed: int = 0, **setup: str) -> None:
     answers = _answers(page)
     page.click("#start-button")
     _wait_answer(page, answers)
+    if page.is_visible("#replace-confirm"):
+        answers = _answers(page)
+        page.click("#replace-yes")
+        _wait_answer(page, answers)
 
 
 def _answers(page: Any) -> int:
@@ -189,7 +194,8 @@ def _screenshot(page: Any, path: Path) -> None:
 
 
 def take_screenshots(url: str, out: Path, browser: Any) -> list[Path]:
-    """The README's two pictures: a generated inbox being played, and a side-by-side replay."""
+    """The README's pictures: a generated inbox being played, its end with the final grade,
+    a replay with its transcript and chart, and a side-by-side compare with its differences."""
     out.mkdir(parents=True, exist_ok=True)
     page = open_console(browser, url)
     start_episode(page, "triage/generated", seed=3, split="test", difficulty="hard")
@@ -206,6 +212,9 @@ def take_screenshots(url: str, out: Path, browser: Any) -> list[Path]:
     page.keyboard.press("j")
     play = out / "console-play.png"
     _screenshot(page, play)
+    play_triage_by_keys(page)  # to the end: the final grade comes into view
+    final = out / "console-final.png"
+    _screenshot(page, final)
     page.goto(f"{url}/web/#/runs")
     page.wait_for_selector("#runs-table tbody tr")
     page.select_option("#filter-task", "triage/generated")
@@ -218,10 +227,20 @@ def take_screenshots(url: str, out: Path, browser: Any) -> list[Path]:
     page.click("#compare-button")
     page.wait_for_selector("#first-difference")
     page.keyboard.press("ArrowRight")
+    page.evaluate("document.querySelector('.pane .action-box.differs').scrollIntoView()")
     compare = out / "console-compare.png"
     _screenshot(page, compare)
+    page.goto(f"{url}/web/#/runs")  # the first of the two, alone
+    page.wait_for_selector("#runs-table tbody tr")
+    href = boxes.nth(first[0]).locator("a").get_attribute("href")
+    page.goto(f"{url}/web/{href}")
+    page.wait_for_selector("#replay-transcripts tbody tr")
+    page.keyboard.press("End")
+    page.evaluate("document.querySelector('#replay-transcripts').scrollIntoView()")
+    replay = out / "console-replay.png"
+    _screenshot(page, replay)
     page.close()
-    return [play, compare]
+    return [play, final, replay, compare]
 
 
 def main(argv: list[str]) -> None:

@@ -341,3 +341,31 @@ def test_runs_added_while_the_server_runs_are_listed(runs, tmp_path):
     listed = client.get("/web/api/episodes").json()
     assert listed["runs"] == ["both", "later"]
     assert any(e["run"] == "later" for e in listed["episodes"])
+
+
+def test_an_empty_grade_range_is_refused_not_shown_as_no_matches(client):
+    answer = client.get("/web/api/episodes", params={"min_grade": "0.9", "max_grade": "0.1"})
+    assert answer.status_code == 422
+    assert answer.json()["error"] == {"field": "min_grade", "message": "must be at most max_grade"}
+    same = client.get("/web/api/episodes", params={"min_grade": "0.5", "max_grade": "0.5"})
+    assert same.status_code == 200  # one grade is a range
+
+
+def test_limits_are_the_episodes_policy_and_setup_says_the_idle_timeout(runs):
+    app = build_app(max_sessions=4, idle_timeout_s=120.0)
+    client = TestClient(app)
+    assert client.get("/web/api/setup").json()["idle_timeout_s"] == 120.0
+    sid = client.post("/sessions").json()["session_id"]
+    headers = {"X-Session-Id": sid}
+    assert client.get("/web/api/limits", headers=headers).status_code == 409  # no episode yet
+    client.post("/reset", headers=headers, json={"task": "triage/easy"})
+    limits = client.get("/web/api/limits", headers=headers).json()
+    assert limits == {
+        "summary_max_chars": 280,
+        "reply_min_words": 20,
+        "reply_max_words": 220,
+        "text_max_chars": 8000,
+        "body_max_bytes": 65536,
+    }
+    gone = client.get("/web/api/limits", headers={"X-Session-Id": "s-nobody"})
+    assert gone.status_code == 404 and gone.json()["error"]["field"] == "session_id"

@@ -281,7 +281,12 @@ def test_every_control_has_a_label_and_is_reachable_by_keyboard(page):
 
 def test_the_readme_screenshots_are_taken_by_this_code(browser, url, tmp_path):
     pictures = take_screenshots(url, tmp_path, browser)
-    assert [p.name for p in pictures] == ["console-play.png", "console-compare.png"]
+    assert [p.name for p in pictures] == [
+        "console-play.png",
+        "console-final.png",
+        "console-replay.png",
+        "console-compare.png",
+    ]
     for picture in pictures:
         data = picture.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and 20_000 < len(data) < 600_000
@@ -426,8 +431,11 @@ def test_play_keeps_a_transcript_and_chart_and_marks_a_refused_field(page, url):
     assert [r[0] for r in rows] == ["1", "2"] and "priority=high" in rows[0][1]
     assert page.locator("#transcript-chart svg rect").count() == 2
     assert page.locator("#transcript-chart svg polyline").count() == 1
-    shown = float(rows[-1][3])
-    assert shown == pytest.approx(grader(url, session_id(page))["score"], abs=1e-3)
+    truth = grader(url, session_id(page))
+    assert float(rows[-1][4]) == pytest.approx(truth["score"], abs=1e-3)
+    # Each step's penalty is shown: together they are the grader's penalties.
+    assert sum(float(r[3]) for r in rows) == pytest.approx(truth["penalties"], abs=1e-3)
+    assert truth["penalties"] > 0
     page.reload()  # the transcript comes back with the episode
     page.wait_for_selector("body[data-ready='yes']")
     page.wait_for_function("document.querySelectorAll('#transcript-table tbody tr').length === 2")
@@ -510,3 +518,170 @@ def test_the_inbox_sorts_by_sla_deadline(page):
     chosen = page.evaluate("mailItems(state.obs)[state.selected].id")
     act(page, "classify_ticket", ticket_id=chosen, priority="high", queue="billing")
     assert steps_taken(page) == 1  # the id fields still follow the sorted selection
+
+
+def test_starting_another_episode_mid_episode_asks_first(page, url):
+    start_episode(page, "inbox/medium_billing_bug_mix")
+    act(page, "classify_ticket", ticket_id="T-210", priority="high", queue="billing")
+    session = session_id(page)
+    page.select_option("#setup-mode", "triage")
+    page.select_option("#setup-task", "triage/easy")
+    page.click("#start-button")
+    page.wait_for_selector("#replace-confirm:not([hidden])")
+    assert "step 1 of" in page.inner_text("#replace-text")
+    page.click("#replace-no")  # keep playing: nothing was replaced
+    assert page.is_hidden("#replace-confirm")
+    assert grader(url, session)["task_id"] == "inbox/medium_billing_bug_mix"
+    assert steps_taken(page) == 1
+    start_episode(page, "triage/easy")  # says yes this time
+    assert grader(url, session)["task_id"] == "triage/easy" and steps_taken(page) == 0
+    page.click("#start-button")  # nothing played yet: nothing to lose, nothing asked
+    page.wait_for_function("state.obs.step_count === 0 && !document.body.dataset.busy")
+    assert page.is_hidden("#replace-confirm")
+
+
+def test_a_session_closed_by_the_idle_timeout_is_said_in_the_status_bar_and_form(browser, runs):
+    with running_server("--idle-timeout", "2") as short:
+        tab = open_console(browser, short)
+        try:
+            start_episode(tab, "ticket/generated")
+            assert "closes after 2 s without a step" in tab.inner_text("#status-bar")
+            tab.wait_for_function(
+                "document.querySelector('#status-bar').textContent.includes('closed')",
+                timeout=15_000,
+            )
+            assert tab.is_disabled("#act-button") and tab.is_disabled("#action-type")
+            assert tab.is_visible("#action-closed")
+            assert "session was closed" in tab.inner_text("#notice")
+            assert session_id(tab) == "none yet"
+            assert tab.console_errors == []
+        finally:
+            tab.close()
+
+
+def test_a_bad_replay_address_clears_the_last_replay(page, runs):
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    page.locator("#runs-table tbody a").first.click()
+    page.wait_for_selector("#replay-panes .pane")
+    assert page.locator("#replay-strip .cell").count() > 0
+    page.evaluate("location.hash = '#/replay/no-such-run/nothing'")
+    page.wait_for_selector("#replay-panes .refused")
+    assert "Cannot replay: run" in page.inner_text("#replay-panes")
+    assert page.inner_text("#replay-banner").strip() == ""
+    assert page.locator("#replay-strip .cell").count() == 0
+    assert page.locator("#replay-transcripts tr").count() == 0
+    assert page.is_disabled("#replay-forward") and page.inner_text("#replay-total") == "0"
+
+
+def test_replay_has_the_whole_transcript_with_penalties_and_a_chart(page, runs):
+    from inbox_triage.evaluation.records import read_records
+
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    page.select_option("#filter-run", "heuristic-run")
+    page.click("#filter-button")
+    page.wait_for_function("document.querySelectorAll('#runs-table tbody tr').length === 2")
+    seed = int(page.locator("#runs-table tbody tr").first.locator("td").nth(4).inner_text())
+    page.locator("#runs-table tbody a").first.click()
+    page.wait_for_selector("#replay-transcripts tbody tr")
+    record = next(r for r in read_records(runs / "heuristic-run") if r.seed == seed)
+    rows = page.eval_on_selector_all(
+        "#replay-transcripts tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent))"
+    )
+    assert len(rows) == record.steps
+    assert [float(r[2]) for r in rows] == pytest.approx(
+        [s.reward for s in record.trajectory], abs=1e-4
+    )
+    assert float(rows[-1][4]) == pytest.approx(record.grade, abs=1e-3)
+    # rewards add up to the grade less the penalties, so the penalty column is what is left
+    assert sum(float(r[3]) for r in rows) == pytest.approx(
+        record.grade - record.total_reward, abs=2e-3
+    )
+    assert page.locator("#replay-transcripts svg rect").count() == record.steps
+    assert page.locator("#replay-transcripts svg polyline").count() == 1
+    # The status bar's step budget and the replay's step count no longer read alike.
+    assert "used of" in page.inner_text(".pane .status-bar")
+    page.locator("#replay-transcripts tbody tr").nth(2).locator("button").click()
+    assert page.input_value("#replay-step") == "3"
+    assert page.locator("#replay-transcripts tr.here").get_attribute("data-step") == "3"
+
+
+def test_an_empty_grade_range_is_refused_with_the_field_marked(page):
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    page.fill("#filter-min", "0.9")
+    page.fill("#filter-max", "0.1")
+    page.click("#filter-button")
+    page.wait_for_selector("#filter-min[aria-invalid='true']")
+    assert "min_grade must be at most max_grade" in page.inner_text("#notice")
+    assert page.evaluate("document.activeElement.id") == "filter-min"
+    assert page.locator("#runs-table tbody tr").count() == 0
+    assert "refused" in page.inner_text("#runs-count")
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_status_bar_labels_stay_beside_their_values(browser, url, width):
+    tab = browser.new_page(viewport={"width": width, "height": 844})
+    tab.goto(f"{url}/web/#/play")
+    tab.wait_for_selector("body[data-ready='yes']")
+    start_episode(tab, "inbox/medium_billing_bug_mix")
+    pairs = tab.eval_on_selector_all(
+        "#status-bar dt",
+        """dts => dts.map(dt => [dt.textContent, dt.getBoundingClientRect().top,
+            dt.nextElementSibling.getBoundingClientRect().top,
+            dt.getBoundingClientRect().right <= dt.nextElementSibling.getBoundingClientRect().left])""",
+    )
+    assert len(pairs) >= 5
+    for label, dt_top, dd_top, before in pairs:
+        assert abs(dt_top - dd_top) < 4 and before, f"{label} is apart from its value"
+    tab.close()
+
+
+def test_slash_searches_the_inbox_and_escape_brings_every_mail_back(page):
+    start_episode(page, "inbox/medium_billing_bug_mix")
+    subjects = page.eval_on_selector_all(
+        "#mail-list tbody tr", "rs => rs.map(r => r.cells[1].textContent)"
+    )
+    word = subjects[1].split()[0]
+    page.focus("#mail-list")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "mail-search"
+    page.keyboard.type(word)
+    shown = page.eval_on_selector_all(
+        "#mail-list tbody tr", "rs => rs.map(r => r.cells[1].textContent)"
+    )
+    assert shown and len(shown) < len(subjects)
+    assert "mails match" in page.inner_text("#announce")
+    # the id field still offers every open ticket, whatever the list shows
+    page.select_option("#action-type", "classify_ticket")
+    offered = page.eval_on_selector_all(
+        "#field-ticket_id option:not([value=''])", "os => os.map(o => o.value)"
+    )
+    assert len(offered) == len(subjects)
+    page.fill("#mail-search", "zzzz-no-such-words")
+    assert "No mail matches" in page.inner_text("#mail-list tbody")
+    page.focus("#mail-search")
+    page.keyboard.press("Escape")
+    assert page.locator("#mail-list tbody tr").count() == len(subjects)
+    assert page.evaluate("document.activeElement.id") == "mail-list"
+
+
+def test_length_refusals_read_alike_name_the_field_and_labels_follow_the_policy(page):
+    start_episode(page, "triage/easy")
+    assert page.inner_text("label:has(#field-summary)").startswith(
+        "summary (graded: the policy asks for one)"
+    )
+    decision = {"priority": "medium", "category": "general_inquiry", "route_to": "support_tier1"}
+    act(page, "triage_email", **decision, summary="s" * 300)  # the policy's 280: the server
+    assert "Refused: summary may be at most 280 characters (it has 300)" in page.inner_text(
+        "#step-result"
+    )
+    assert page.evaluate("document.activeElement.id") == "field-summary"
+    assert page.get_attribute("#field-summary", "aria-invalid") == "true"
+    act(page, "triage_email", **decision, summary="Fine.", reply_draft="r" * 8001)  # the page
+    assert "Refused: reply_draft may be at most 8000 characters (it has 8001)" in page.inner_text(
+        "#step-result"
+    )
+    assert page.evaluate("document.activeElement.id") == "field-reply_draft"
+    assert steps_taken(page) == 0

@@ -167,3 +167,45 @@ def test_a_refusal_keeps_its_own_words_whatever_the_request_repeated(client):
         "/step", json={"action_type": "set_priority", "value": "zq-secret-9"}, headers=session
     )
     assert "zq-secret-9" not in secret.text  # a value sent is still never repeated
+
+
+def test_every_length_refusal_says_the_same_thing_and_names_its_field(client):
+    """The policy's summary limit, the wire model's text limit and the request limit read
+    alike: FIELD "may be at most N UNIT (it has M)"; nothing of the text comes back."""
+    client.post("/reset")
+    answers = {
+        "summary": client.post("/step", json={**HACKED, "summary": "s" * 300}),
+        "reply_draft": client.post("/step", json={**HACKED, "reply_draft": "r" * 9000}),
+    }
+    assert answers["summary"].json()["error"] == {
+        "field": "summary",
+        "message": "may be at most 280 characters (it has 300)",
+    }
+    assert answers["reply_draft"].json()["error"] == {
+        "field": "reply_draft",
+        "message": "may be at most 8000 characters (it has 9000)",
+    }
+    too_big = client.post("/step", content=json.dumps({**HACKED, "summary": "b" * 70_000}))
+    assert too_big.status_code == 413
+    assert too_big.json()["error"]["field"] == "body"
+    assert too_big.json()["error"]["message"].startswith("may be at most 65536 bytes")
+    assert client.get("/state").json()["step_count"] == 0  # none of them cost a step
+
+
+def test_in_process_and_socket_refusals_use_the_same_length_wording():
+    from inbox_triage.env import InboxTriageEnv
+
+    env = InboxTriageEnv()
+    env.reset(task="triage/easy")
+    obs = env.step({**HACKED, "reply_draft": "r" * 8001})
+    assert obs.last_action_error == {
+        "field": "reply_draft",
+        "message": "may be at most 8000 characters (it has 8001)",
+    }
+    with TestClient(build_app(max_sessions=2)).websocket_connect("/ws") as socket:
+        socket.send_json({"type": "reset", "data": {"task": "triage/easy"}})
+        socket.receive_json()
+        socket.send_json({"type": "step", "data": {**HACKED, "summary": "s" * 8001}})
+        frame = socket.receive_json()
+    assert frame["type"] == "error"
+    assert frame["data"]["errors"][0]["msg"] == "may be at most 8000 characters (it has 8001)"

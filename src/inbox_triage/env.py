@@ -14,7 +14,12 @@ from pydantic import ValidationError
 
 from inbox_triage.domain import ActionError, Engine, Scenario
 from inbox_triage.grading import Grade, Grader, penalty_for, step_reward
-from inbox_triage.models import TriageAction, TriageObservation, TriageState
+from inbox_triage.models import (
+    TriageAction,
+    TriageObservation,
+    TriageState,
+    validation_message,
+)
 from inbox_triage.modes import MODE_VIEWS, ModeView
 from inbox_triage.modes.base import SentViews, ViewCache
 from inbox_triage.observations import (
@@ -33,7 +38,7 @@ def action_error_dict(exc: ValidationError) -> dict[str, Any]:
     """The first problem of a pydantic validation error, in the same shape as ActionError."""
     first = exc.errors()[0]
     field = ".".join(str(p) for p in first.get("loc", ())) or "action"
-    message = first.get("msg", "is invalid")
+    message = validation_message(first)
     if first.get("type") == "extra_forbidden":
         message = "is not a known action field"
         return {"field": field, "message": message, "allowed": sorted(TriageAction.model_fields)}

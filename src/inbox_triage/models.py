@@ -15,6 +15,23 @@ MAX_TEXT = 8000
 MAX_ID = 200
 
 
+def too_long(limit: int, unit: str, size: int | None = None) -> str:
+    """The one wording of every length refusal (an action field's, the policy's, a request
+    body's): the caller names the field."""
+    return f"may be at most {limit} {unit}" + ("" if size is None else f" (it has {size})")
+
+
+def validation_message(error: dict[str, Any]) -> str:
+    """pydantic's message for one error, with its length limits said as :func:`too_long`
+    says them (its own "String should have at most 8000 characters" reads unlike ours)."""
+    ctx = error.get("ctx") or {}
+    given = error.get("input")
+    if error.get("type") == "string_too_long" and "max_length" in ctx:
+        size = len(given) if isinstance(given, str) else None
+        return too_long(ctx["max_length"], "characters", size)
+    return str(error.get("msg", "is invalid"))
+
+
 class TriageAction(Action):
     """An action in any mode. Which fields apply depends on the mode and ``action_type``.
 

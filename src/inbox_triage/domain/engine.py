@@ -138,7 +138,8 @@ class Engine(Clock):
         if text is None or not text.strip():
             raise ActionError(field, "must be non-empty text")
         if max_chars is not None and len(text) > max_chars:
-            raise ActionError(field, f"is {len(text)} characters; at most {max_chars} allowed")
+            # The same words as every length refusal (inbox_triage.models.too_long).
+            raise ActionError(field, f"may be at most {max_chars} characters (it has {len(text)})")
         return text
 
     # ----------------------------------------------------------------- mutations

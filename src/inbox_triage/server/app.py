@@ -33,12 +33,12 @@ from openenv.core.env_server.types import ConcurrencyConfig
 from pydantic import ValidationError
 
 from inbox_triage.env import ActionRefused, InboxTriageEnv
-from inbox_triage.models import TriageAction, TriageObservation, TriageState
+from inbox_triage.models import TriageAction, TriageObservation, TriageState, too_long
 from inbox_triage.scenarios.pack_library import PACKS_ENV, PackLibrary
 from inbox_triage.server.api_docs import add_api_docs
 from inbox_triage.server.baseline import Baseline, agent_factory_for
 from inbox_triage.server.catalog import known_words, pack_catalog, task_catalog
-from inbox_triage.server.console import add_console
+from inbox_triage.server.console import CONSOLE_WORDS, add_console
 from inbox_triage.server.errors import (
     ScrubErrors,
     error_response,
@@ -69,7 +69,7 @@ _error = error_response
 async def _json_object(request: Request) -> dict[str, Any]:
     raw = await request.body()
     if len(raw) > MAX_BODY_BYTES:
-        raise SessionError(413, "body", f"requests may be at most {MAX_BODY_BYTES} bytes")
+        raise SessionError(413, "body", too_long(MAX_BODY_BYTES, "bytes", len(raw)))
     if not raw.strip():
         return {}
     try:
@@ -274,13 +274,16 @@ def build_app(
     async def healthz() -> JSONResponse:
         return JSONResponse({"status": "healthy", "http_sessions": len(store)})
 
+    app.state.max_body = MAX_BODY_BYTES
     add_console(app, library, runs if runs is not None else RunLibrary(), factory)
     add_api_docs(app)
 
     # Last, so that it knows every route's words: an error may repeat those.
     routes = {part for r in app.router.routes for part in getattr(r, "path", "").split("/")}
     app.add_middleware(
-        ScrubErrors, max_body=MAX_BODY_BYTES, known=known_words(library) | routes | MCP_WORDS
+        ScrubErrors,
+        max_body=MAX_BODY_BYTES,
+        known=known_words(library) | routes | MCP_WORDS | CONSOLE_WORDS,
     )
     return app
 

@@ -26,6 +26,7 @@ from inbox_triage.evaluation.replay import (
     first_difference,
     replay_record,
 )
+from inbox_triage.models import MAX_TEXT
 from inbox_triage.scenarios.generator import PRESETS, SPLITS, GenConfig
 from inbox_triage.scenarios.generator.config import MAX_SIZE
 from inbox_triage.server.catalog import pack_catalog, task_catalog
@@ -55,6 +56,10 @@ FIELD_VOCABULARY = {
 # The ticket mode's one ``value`` field takes its values from the action type's list.
 VALUE_VOCABULARY = {"set_priority": "priorities", "route_team": "queues", "add_tag": "tags"}
 TEXT_FIELDS = ("summary", "reply_draft", "value", "response_text", "reason")
+# The console API's own parameter names: a refusal may name them whatever the request said.
+CONSOLE_WORDS = frozenset(
+    {"run", "agent", "task", "key", "min_grade", "max_grade", "a_run", "a_key", "b_run", "b_key"}
+)
 LIST_LIMIT = 500
 REPLAY_CACHE = 16
 NO_STORE = {"cache-control": "no-store"}
@@ -146,6 +151,18 @@ class _Refused(Exception):
         self.field, self.message, self.allowed = field, message, allowed
 
 
+def policy_limits(policy: Any, max_body: int) -> dict[str, int]:
+    """The lengths a player is held to, from the episode's policy, the wire model and the
+    server's request limit."""
+    return {
+        "summary_max_chars": policy.summary_max_chars,
+        "reply_min_words": policy.reply_min_words,
+        "reply_max_words": policy.reply_max_words,
+        "text_max_chars": MAX_TEXT,
+        "body_max_bytes": max_body,
+    }
+
+
 def _summary(run: str, record: Any) -> dict[str, Any]:
     listed = record.model_dump(include=RECORD_FIELDS - {"components", "total_reward"})
     return {"run": run, **listed, "replayable": bool(record.trajectory)}
@@ -200,9 +217,24 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
         data = observation.model_dump(exclude={"reward", "done"})
         return JSONResponse({"observation": data, "done": env.done, "session_id": session_id})
 
+    @app.get("/web/api/limits", tags=["Console"], summary="The lengths the episode's policy sets")
+    async def limits(request: Request) -> JSONResponse:
+        """What the action form counts against: the policy's summary and reply lengths (a
+        pack's policy may set its own), and what any text field or request may hold."""
+        session_id = request.headers.get("x-session-id") or ""
+        try:
+            env = app.state.sessions.get(SessionStore.check_id(session_id), create=False).env
+        except SessionError as exc:
+            return error_response(exc.status, exc.field, exc.message)
+        if env.scenario is None:
+            return error_response(409, "episode", "has not started in this session")
+        limits = policy_limits(env.scenario.policy, app.state.max_body)
+        return JSONResponse(limits, headers=NO_STORE)
+
     @app.get("/web/api/setup", tags=["Console"], summary="What the console offers to play")
     async def setup() -> JSONResponse:
-        return JSONResponse(_setup(library, runs))
+        idle = app.state.sessions.idle_timeout_s  # the page says when a session has gone
+        return JSONResponse({**_setup(library, runs), "idle_timeout_s": idle})
 
     @app.get("/web/api/episodes", tags=["Console"], summary="The served runs' episodes")
     async def episodes(request: Request) -> JSONResponse:
@@ -213,6 +245,8 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
             raise _Refused("run", "is not a run this server shows", names)
         low = _grade_bound(query, "min_grade", 0.0)
         high = _grade_bound(query, "max_grade", 1.0)
+        if low > high:  # an empty range is a mistake to say, not 0 matches to show
+            raise _Refused("min_grade", "must be at most max_grade")
         agent, task = query.get("agent") or None, query.get("task") or None
         rows: list[dict[str, Any]] = []
         agents: set[str] = set()

@@ -17,6 +17,8 @@ from typing import Any
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from inbox_triage.models import too_long, validation_message
+
 MAX_MESSAGE_CHARS = 300
 MIN_TOKEN_CHARS = 4
 MAX_ID_CHARS = 64
@@ -87,7 +89,7 @@ def public_errors(errors: object, tokens: Iterable[str] = ()) -> list[dict[str, 
             out.append(
                 {
                     "loc": [public_message(p, limit=MAX_ID_CHARS) for p in parts],
-                    "msg": public_message(error.get("msg", "is invalid"), tokens),
+                    "msg": public_message(validation_message(error), tokens),
                 }
             )
     return out
@@ -290,7 +292,7 @@ class ScrubErrors:
 
     async def _too_large(self, send: Send) -> None:
         body = json.dumps(
-            {"error": {"field": "body", "message": f"may be at most {self.max_body} bytes"}}
+            {"error": {"field": "body", "message": too_long(self.max_body, "bytes")}}
         ).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": 413, "headers": headers})

@@ -33,7 +33,7 @@ from openenv.core.env_server.types import (
 from pydantic import ValidationError
 
 from inbox_triage.env import InboxTriageEnv
-from inbox_triage.models import TriageAction, TriageObservation
+from inbox_triage.models import TriageAction, TriageObservation, validation_message
 from inbox_triage.server.mcp import RpcError, answer, dispatch_bound
 from inbox_triage.server.sessions import SessionStore
 
@@ -95,7 +95,7 @@ def _error(message: str, code: WSErrorCode, **extra: Any) -> str:
 
 
 def _validation_error(exc: ValidationError) -> str:
-    errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
+    errors = [{"loc": list(e.get("loc", ())), "msg": validation_message(e)} for e in exc.errors()]
     return _error("Invalid message", WSErrorCode.VALIDATION_ERROR, errors=errors)
 
 

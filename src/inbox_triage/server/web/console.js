@@ -17,6 +17,11 @@ const state = {
   replay: null, // {a, b?, step, total, differs}
   runsRows: [],
   runsSelected: 0,
+  limits: null, // the lengths the episode's policy sets (/web/api/limits)
+  search: "", // the inbox shows only mail with these words
+  closed: false, // the session went (idle timeout, restart): the episode is read-only
+  lastUsed: 0, // when this tab last asked its session anything (ms)
+  replacing: false, // the player said yes to replacing an episode in progress
 };
 
 // ------------------------------------------------------------------ small helpers
@@ -50,6 +55,7 @@ function notice(text) {
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
   if (state.session) headers["X-Session-Id"] = state.session;
+  if (state.session) state.lastUsed = Date.now();
   let response;
   try {
     response = await fetch(path, { ...options, headers });
@@ -132,6 +138,7 @@ async function resumeEpisode() {
   }
   if (!answer.ok) return; // a session with no episode yet: it is kept for the first one
   await loadDecisions();
+  await loadLimits();
   showEpisode(answer.body.observation, answer.body.done);
   const played = kept(KEPT.transcript);
   state.transcript = played && played.session === session && played.task === state.obs.task_id ? played.rows : [];
@@ -217,8 +224,30 @@ async function loadSetup() {
   onTaskChange();
 }
 
+// Starting another episode replaces this tab's one: ask first when one is under way.
+function inProgress() {
+  return Boolean(state.obs && !state.obs.done && !state.closed && state.obs.step_count > 0);
+}
+
+function askToReplace() {
+  const box = $("#replace-confirm");
+  put($("#replace-text"), `This tab's episode (${state.obs.task_id}) is at step ${state.obs.step_count} of ${state.obs.max_steps} and not over. Starting another ends it for good.`);
+  box.hidden = false;
+  $("#replace-no").focus();
+}
+
+function answerReplace(yes) {
+  $("#replace-confirm").hidden = true;
+  if (!yes) { $("#start-button").focus(); return; }
+  state.replacing = true;
+  $("#setup-form").requestSubmit();
+}
+
 async function startEpisode(event) {
   event.preventDefault();
+  if (inProgress() && !state.replacing) { askToReplace(); return; }
+  state.replacing = false;
+  $("#replace-confirm").hidden = true;
   if (!state.session) await openSession();
   const task = state.setup.tasks.find((t) => t.task_id === $("#setup-task").value);
   const body = { task: task.task_id, seed: Number($("#setup-seed").value || 0), observation: "full" };
@@ -244,9 +273,11 @@ async function startEpisode(event) {
     return;
   }
   notice("");
+  state.closed = false;
   keep(KEPT.draft, null);
   state.decisions = {};
   state.transcript = [];
+  await loadLimits();
   keep(KEPT.transcript, null);
   showEpisode(answer.body.observation, answer.body.done);
   renderTranscript();
@@ -266,6 +297,7 @@ function showEpisode(observation, done) {
   renderEpisode();
   setFormOpen(!done);
   $("#episode-over").hidden = true;
+  $("#action-closed").hidden = true;
 }
 
 // The end of an episode: said where the player is, the form closed, the final grade in view.
@@ -288,12 +320,33 @@ function setFormOpen(open) {
 }
 
 // ------------------------------------------------------------------ the inbox as a mail client
-// One row per email or ticket, whatever the mode.
-function mailItems(obs) {
-  const items = listedMail(obs);
+// One row per email or ticket, whatever the mode; in play, only what the search finds.
+function mailItems(obs, searched = true) {
+  let items = listedMail(obs);
+  if (searched && state.search) items = items.filter((m) => matches(m, state.search));
   if (!state.bySla) return items;
   const due = (m) => (m.sla === null || m.sla === undefined ? Infinity : m.sla);
   return [...items].sort((a, b) => due(a) - due(b)); // the most urgent first; handled mail last
+}
+
+// Every word searched for is somewhere in the sender, subject, id, body or thread.
+function matches(m, query) {
+  const it = m.item || {};
+  const text = [m.from, m.subject, m.id, m.tier, m.state, it.sender, it.body, it.message,
+    ...(it.thread || []).map((t) => t.body || ""), ...(it.customer_messages || []).map((t) => t.body || t.text || "")]
+    .filter(Boolean).join(" ").toLowerCase();
+  return query.toLowerCase().split(/\s+/).filter(Boolean).every((w) => text.includes(w));
+}
+
+function onSearch() {
+  const chosen = state.obs ? mailItems(state.obs)[state.selected] : null;
+  state.search = $("#mail-search").value.trim();
+  if (!state.obs) return;
+  const items = mailItems(state.obs);
+  state.selected = Math.max(0, chosen ? items.findIndex((m) => m.id === chosen.id) : 0);
+  renderEpisode();
+  const total = listedMail(state.obs).length;
+  announce(state.search ? `${items.length} of ${total} mails match` : `All ${total} mails shown`);
 }
 
 function listedMail(obs) {
@@ -326,10 +379,11 @@ function listedMail(obs) {
   }];
 }
 
-function renderStatus(target, obs) {
+// Each label stays beside its value (a pair is one box that wraps as a whole).
+function renderStatus(target, obs, session = null) {
   const pairs = [
     ["Clock", `minute ${obs.now}`],
-    ["Steps", `${obs.step_count} of ${obs.max_steps}`],
+    ["Step budget", `${obs.step_count} used of ${obs.max_steps}`],
   ];
   if (obs.escalation_budget_remaining !== null && obs.escalation_budget_remaining !== undefined) {
     pairs.push(["Escalation budget", String(obs.escalation_budget_remaining)]);
@@ -344,11 +398,51 @@ function renderStatus(target, obs) {
   if ((obs.active_sla_warnings || []).length) pairs.push(["SLA warnings", obs.active_sla_warnings.join(", ")]);
   pairs.push(["Progress", fmt(obs.progress_score)]);
   if (obs.done) pairs.push(["Episode", "ended"]);
-  put(target, ...pairs.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
+  if (session) pairs.push(["Session", session]);
+  put(target, ...pairs.map(([k, v]) => el("div", { class: k === "Session" && state.closed ? "pair gone" : "pair" },
+    el("dt", { text: k }), el("dd", { text: v }))));
 }
 
-function renderMailList(tbody, obs, selected, onPick) {
-  const items = mailItems(obs);
+function sessionText() {
+  if (state.closed) return "closed: the episode is gone";
+  const idle = state.setup && state.setup.idle_timeout_s;
+  if (!idle) return "open";
+  return `open (closes after ${idle < 120 ? `${Math.round(idle)} s` : `${Math.round(idle / 60)} min`} without a step)`;
+}
+
+// The session went (it sat idle past the server's timeout, or the server restarted): said in
+// the status bar, the form and the notice, and the page stops acting as if it were live.
+function sessionClosed() {
+  if (state.closed) return;
+  state.closed = true;
+  forgetSession("This tab's session was closed (it sat idle past the server's timeout, or the server restarted): the episode is gone. Start another.");
+  setFormOpen(false);
+  put($("#action-closed"), "The session has closed: this form acts no more. Start another episode above.");
+  $("#action-closed").hidden = false;
+  if (state.obs) renderStatus($("#status-bar"), state.obs, sessionText());
+}
+
+// Looked at once the tab has been idle as long as the server waits: a gone session is said
+// before the player writes a reply into a form that can no longer act.
+async function checkIdle() {
+  const idle = state.setup && state.setup.idle_timeout_s;
+  if (!idle || !state.session || !state.obs || state.obs.done || state.closed) return;
+  if (Date.now() - state.lastUsed < idle * 1000) return;
+  const answer = await api("/web/api/limits");
+  if (answer.status === 404) sessionClosed();
+}
+
+async function loadLimits() {
+  const answer = await api("/web/api/limits");
+  state.limits = answer.ok ? answer.body : null;
+}
+
+function renderMailList(tbody, obs, selected, onPick, searched = true) {
+  const items = mailItems(obs, searched);
+  if (!items.length && searched && state.search) {
+    put(tbody, el("tr", {}, el("td", { colspan: 5, class: "muted", text: `No mail matches "${state.search}" (Escape in the search box clears it).` })));
+    return items;
+  }
   put(tbody, ...items.map((m, i) => el("tr", {
     class: `state-${m.state.split(" ")[0]}${i === selected ? " selected" : ""}`,
     "aria-selected": i === selected ? "true" : "false",
@@ -479,11 +573,11 @@ function pick(index) {
 
 function renderEpisode() {
   const obs = state.obs;
-  renderStatus($("#status-bar"), obs);
+  renderStatus($("#status-bar"), obs, sessionText());
   const items = renderMailList($("#mail-list tbody"), obs, state.selected, pick);
   renderReading($("#reading-pane"), items[state.selected]);
   renderEvents($("#events"), obs.recent_events);
-  const ended = obs.done;
+  const ended = obs.done || state.closed;
   $("#act-button").disabled = ended;
   $("#action-type").disabled = ended;
   if (!$("#action-type").options.length || $("#action-type").dataset.task !== obs.task_id) buildActionTypes();
@@ -491,20 +585,51 @@ function renderEpisode() {
 }
 
 // ------------------------------------------------------------------ the action form
-// What the policy asks of free text, counted as the player writes: summaries at most 280
-// characters, replies 20 to 220 words.
+// What the episode's policy asks of free text (GET /web/api/limits: a pack's policy may set
+// its own), counted as the player writes: a summary's characters, a reply's words.
 const words = (text) => (text.trim() ? text.trim().split(/\s+/).length : 0);
+const limit = (name, fallback) => (state.limits && state.limits[name]) || fallback;
 const LIMITS = {
-  summary: (t) => `${t.length} of 280 characters${t.length > 280 ? ": over the policy's limit" : ""}`,
+  summary: (t) => {
+    const most = limit("summary_max_chars", 280);
+    return `${t.length} of ${most} characters${t.length > most ? ": over the policy's limit" : ""}`;
+  },
   reply_draft: (t) => replyCount(t),
   response_text: (t) => replyCount(t),
 };
 function replyCount(text) {
   const n = words(text);
-  if (!n) return "0 words (a reply has 20 to 220)";
-  if (n < 20) return `${n} words: under the policy's 20`;
-  if (n > 220) return `${n} words: over the policy's 220`;
-  return `${n} words (20 to 220)`;
+  const low = limit("reply_min_words", 20), high = limit("reply_max_words", 220);
+  if (!n) return `0 words (a reply has ${low} to ${high})`;
+  if (n < low) return `${n} words: under the policy's ${low}`;
+  if (n > high) return `${n} words: over the policy's ${high}`;
+  return `${n} words (${low} to ${high})`;
+}
+
+// What a field's label says beside its name where the schema leaves it optional: the grade
+// may still count it, and the policy may still ask for it.
+const OPTIONAL = {
+  summary: "graded: the policy asks for one",
+  reply_draft: "when the mail needs a reply",
+  flag_review: "when the policy says so",
+  response_text: "your own words beside the template",
+};
+
+// A length refusal said before anything is sent, in the server's own words: a field longer
+// than any field may be, or an action larger than a request may be (the longest field named).
+function tooLong(action) {
+  const most = limit("text_max_chars", 8000);
+  for (const [name, value] of Object.entries(action)) {
+    if (typeof value === "string" && value.length > most) {
+      return { field: name, message: `may be at most ${most} characters (it has ${value.length})` };
+    }
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify({ action })).length;
+  const cap = limit("body_max_bytes", 65536);
+  if (bytes <= cap) return null;
+  const longest = Object.entries(action).filter(([, v]) => typeof v === "string")
+    .sort((a, b) => b[1].length - a[1].length)[0];
+  return { field: longest ? longest[0] : "action", message: `may be at most ${cap} bytes with the rest of the action (it has ${bytes})` };
 }
 
 // The ticket mode's one ``value`` field means something different for each tool.
@@ -521,7 +646,7 @@ function buildActionTypes() {
 }
 
 function idChoices(field) {
-  const items = mailItems(state.obs).filter((m) => m.idField === field);
+  const items = listedMail(state.obs).filter((m) => m.idField === field);
   const open = items.filter((m) => !["triaged", "resolved"].includes(m.state));
   return (open.length ? open : items).map((m) => m.id);
 }
@@ -544,7 +669,7 @@ function buildActionFields() {
   const rows = [];
   for (const [field, required] of [...spec.required.map((f) => [f, true]), ...spec.optional.map((f) => [f, false])]) {
     const named = field === "value" ? VALUE_LABELS[kind] || "value" : field;
-    const label = `${named}${required ? "" : " (optional)"}`;
+    const label = `${named}${required ? "" : ` (${OPTIONAL[field] || "optional"})`}`;
     const id = `field-${field}`;
     if (field === "flag_review") {
       rows.push(el("label", { class: "check" }, el("input", { id, name: field, type: "checkbox" }), " ", label));
@@ -618,22 +743,27 @@ function actionFromForm() {
   return action;
 }
 
+function showRefusal(e) {
+  put($("#step-result"), el("p", { class: "refused", role: "alert" },
+    el("strong", { text: "Refused: " }), `${e.field} ${e.message}${e.allowed || ""}`),
+  el("p", { class: "muted", text: "A refused action costs no step." }));
+  markRefused(e.field);
+}
+
 async function takeAction(event) {
   event.preventDefault();
   const action = actionFromForm();
+  const long = tooLong(action);
+  if (long) { showRefusal(long); return; }
   const answer = await api("/step", { method: "POST", body: JSON.stringify({ action }) });
   const box = $("#step-result");
   if (answer.status === 404) {
-    put(box, el("p", { class: "refused", role: "alert", text: "This tab's session was closed after sitting idle; start the episode again." }));
-    forgetSession("");
+    put(box, el("p", { class: "refused", role: "alert", text: "This tab's session has closed; nothing was done. Start the episode again." }));
+    sessionClosed();
     return;
   }
   if (!answer.ok) {
-    const e = describeError(answer.body);
-    put(box, el("p", { class: "refused", role: "alert" },
-      el("strong", { text: "Refused: " }), `${e.field} ${e.message}${e.allowed}`),
-    el("p", { class: "muted", text: "A refused action costs no step." }));
-    markRefused(e.field);
+    showRefusal(describeError(answer.body));
     return;
   }
   // A step's observation leaves out what only a reset sends (the policy, the action schema).
@@ -657,9 +787,11 @@ async function takeAction(event) {
   keep(KEPT.draft, null);
   await loadDecisions();
   renderReading($("#reading-pane"), mailItems(state.obs)[state.selected]);
+  const before = state.grade ? state.grade.score : 0;
   await refreshGrade(answer.body.done);
+  const after = state.grade ? state.grade.score : null;
   state.transcript.push({ step: state.obs.step_count, action, reward, error: err ? `${err.field} ${err.message}` : "",
-    grade: state.grade ? state.grade.score : null });
+    grade: after, penalty: after === null ? null : penaltyOf(before, after, reward) });
   keep(KEPT.transcript, { task: state.obs.task_id, session: state.session, rows: state.transcript });
   renderTranscript();
   if (answer.body.done) endEpisode();
@@ -675,23 +807,68 @@ function markRefused(field) {
 }
 
 // ------------------------------------------------------------------ the transcript
-// Every step of the episode: its action, reward and error, and the grade after it, with a
-// chart of the step rewards and the grade (inline SVG: nothing fetched).
+// Every step of the episode: its action, reward, penalty and error, and the grade after it,
+// with a chart of the step rewards and the grade (inline SVG: nothing fetched). Play keeps it
+// as it goes; replay and compare make it from the re-simulated steps.
+
+// A step's penalty: what its reward fell short of the grade's rise (reward = rise - penalty).
+function penaltyOf(before, after, reward) {
+  const p = after - before - reward;
+  return Math.abs(p) < 5e-5 ? 0 : p;
+}
+
+const actionText = (action) => Object.entries(action).map(([k, v]) => `${k}=${String(v).slice(0, 60)}`).join(" · ");
+
+function transcriptRows(tbody, rows, { onPick = null, differs = null } = {}) {
+  put(tbody, ...rows.map((r) => el("tr", {
+    "data-step": r.step, class: differs && differs(r.step) ? "differs" : "",
+    onclick: onPick ? () => onPick(r.step) : null,
+  },
+  el("td", {}, onPick ? el("button", { type: "button", class: "link", text: String(r.step), "aria-label": `Go to step ${r.step}` }) : String(r.step)),
+  el("td", { class: "action-cell", text: actionText(r.action) }),
+  el("td", { class: r.reward < 0 ? "num refused" : "num", text: fmt(r.reward, 4) }),
+  el("td", { class: r.penalty > 0 ? "num refused" : "num", text: r.penalty === null || r.penalty === undefined ? "–" : fmt(r.penalty, 4) }),
+  el("td", { class: "num", text: fmt(r.grade) }),
+  el("td", { class: "refused", text: r.error }))));
+}
+
 function renderTranscript() {
   const rows = state.transcript;
   $("#transcript").hidden = !rows.length;
-  put($("#transcript-table tbody"), ...rows.map((r) => el("tr", {},
-    el("td", { text: String(r.step) }),
-    el("td", { text: Object.entries(r.action).map(([k, v]) => `${k}=${String(v).slice(0, 60)}`).join(" · ") }),
-    el("td", { class: r.reward < 0 ? "refused" : "", text: fmt(r.reward, 4) }),
-    el("td", { text: fmt(r.grade) }),
-    el("td", { class: "refused", text: r.error }))));
+  transcriptRows($("#transcript-table tbody"), rows);
   put($("#transcript-chart"), rewardChart(rows.map((r) => r.reward), rows.map((r) => r.grade)));
 }
 
+// A replayed episode's steps as transcript rows.
+function replayRows(rep) {
+  let before = rep.start_grade ? rep.start_grade.value : 0;
+  return rep.steps.map((s) => {
+    const row = { step: s.step, action: s.action, reward: s.reward, grade: s.grade.value,
+      penalty: penaltyOf(before, s.grade.value, s.reward), error: s.error ? `${s.error.field} ${s.error.message}` : "" };
+    before = s.grade.value;
+    return row;
+  });
+}
+
+function transcriptSection(rep, other) {
+  const rows = replayRows(rep);
+  const table = el("table", { class: "grade-table transcript-table" },
+    el("thead", {}, el("tr", {}, ...["Step", "Action", "Reward", "Penalty", "Grade after", "Error"].map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody"));
+  const differs = other ? (step) => JSON.stringify((rep.steps[step - 1] || {}).action) !== JSON.stringify((other.steps[step - 1] || {}).action) : null;
+  transcriptRows(table.tBodies[0], rows, { onPick: showStep, differs });
+  return el("section", { class: "transcript replay-transcript", "aria-label": `Transcript of ${rep.record.agent} (${rep.run})` },
+    el("h3", { text: `Transcript: ${rep.record.agent} · ${rep.run}` }),
+    el("div", { class: "chart" }, rewardChart(rows.map((r) => r.reward), rows.map((r) => r.grade))),
+    table);
+}
+
+// Scaled to what the episode reached (a grade of 0.2 fills the height, not a fifth of it),
+// with the top value written on the axis.
 function rewardChart(rewards, grades) {
   const w = 600, h = 140, pad = 24, n = Math.max(rewards.length, 1);
-  const low = Math.min(0, ...rewards), high = Math.max(1, ...rewards);
+  const seen = [...rewards, ...grades.filter((g) => g !== null)];
+  const low = Math.min(0, ...seen), high = Math.max(0.01, ...seen);
   const x = (i) => pad + (i + 0.5) * ((w - 2 * pad) / n);
   const y = (v) => h - pad - ((v - low) / (high - low || 1)) * (h - 2 * pad);
   const ns = "http://www.w3.org/2000/svg";
@@ -701,6 +878,10 @@ function rewardChart(rewards, grades) {
   svg.setAttribute("aria-label", `Step rewards (bars) and the grade after each step (line), ${rewards.length} steps`);
   const add = (tag, attrs) => { const node = document.createElementNS(ns, tag); for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v); svg.append(node); return node; };
   add("line", { x1: pad, x2: w - pad, y1: y(0), y2: y(0), class: "axis" });
+  add("line", { x1: pad, x2: pad, y1: y(low), y2: y(high), class: "axis" });
+  add("text", { x: pad + 4, y: y(high) + 4, class: "tick" }).textContent = high.toFixed(3);
+  add("text", { x: pad + 4, y: y(0) + 12, class: "tick" }).textContent = "0";
+  add("text", { x: w - pad, y: 14, class: "legend", "text-anchor": "end" }).textContent = "bars: step reward · line: grade after the step";
   rewards.forEach((r, i) => add("rect", { x: x(i) - 4, width: 8, y: Math.min(y(0), y(r)), height: Math.abs(y(r) - y(0)) || 1, class: r < 0 ? "bar bad" : "bar" }));
   const points = grades.map((g, i) => (g === null ? null : `${x(i)},${y(g)}`)).filter(Boolean).join(" ");
   if (points) add("polyline", { points, class: "grade-line" });
@@ -756,10 +937,16 @@ async function loadRuns(event) {
     ["min_grade", "#filter-min"], ["max_grade", "#filter-max"]]) {
     if ($(sel).value !== "") params.set(name, $(sel).value);
   }
+  for (const marked of document.querySelectorAll("#filter-form [aria-invalid]")) marked.removeAttribute("aria-invalid");
   const answer = await api(`/web/api/episodes?${params}`);
   if (!answer.ok) {
     const e = describeError(answer.body);
     notice(`Filter refused: ${e.field} ${e.message}${e.allowed}`);
+    $("#runs-count").textContent = "No episodes listed: the filter was refused.";
+    state.runsRows = [];
+    renderRunsTable();
+    const input = { min_grade: "#filter-min", max_grade: "#filter-max", run: "#filter-run", agent: "#filter-agent", task: "#filter-task" }[e.field];
+    if (input) { $(input).setAttribute("aria-invalid", "true"); $(input).focus(); }
     return;
   }
   notice("");
@@ -864,10 +1051,24 @@ function compareTicked() {
 }
 
 // ------------------------------------------------------------------ replay
+// Nothing of the last replay stays on screen while another loads or when one cannot open.
+function clearReplay() {
+  state.replay = null;
+  put($("#replay-banner"));
+  put($("#replay-strip"));
+  put($("#replay-transcripts"));
+  $("#replay-total").textContent = "0";
+  for (const id of ["#replay-step", "#replay-slider"]) { $(id).value = "0"; $(id).max = "0"; }
+  for (const control of document.querySelectorAll(".replay-controls button, .replay-controls input")) control.disabled = true;
+}
+
 async function openReplay(parts) {
+  clearReplay();
   put($("#replay-panes"), el("p", { class: "muted", text: "Re-simulating…" }));
   let answer;
-  if (parts.length === 2) {
+  if (parts.length !== 2 && parts.length !== 4) {
+    answer = { ok: false, body: { error: { field: "address", message: "names no episode (#/replay/RUN/KEY or #/compare/RUN/KEY/RUN/KEY)" } } };
+  } else if (parts.length === 2) {
     answer = await api(`/web/api/replay?${new URLSearchParams({ run: parts[0], key: parts[1] })}`);
     if (answer.ok) state.replay = { a: answer.body, b: null, differs: null };
   } else {
@@ -875,10 +1076,13 @@ async function openReplay(parts) {
     if (answer.ok) state.replay = { a: answer.body.a, b: answer.body.b, differs: answer.body.first_difference };
   }
   if (!answer.ok) {
+    state.replay = null;
     const e = describeError(answer.body);
-    put($("#replay-panes"), el("p", { class: "refused", text: `Cannot replay: ${e.field} ${e.message}` }));
+    put($("#replay-panes"), el("p", { class: "refused", role: "alert", text: `Cannot replay: ${e.field} ${e.message}` }),
+      el("p", {}, el("a", { href: "#/runs", text: "Back to the runs list" })));
     return;
   }
+  for (const control of document.querySelectorAll(".replay-controls button, .replay-controls input")) control.disabled = false;
   $("#replay-title").textContent = parts.length === 2 ? "Replay" : "Compare";
   const r = state.replay;
   r.total = Math.max(r.a.steps.length, r.b ? r.b.steps.length : 0);
@@ -887,6 +1091,8 @@ async function openReplay(parts) {
   $("#replay-total").textContent = String(r.total);
   renderBanner();
   renderStrip();
+  put($("#replay-transcripts"), transcriptSection(r.a, r.b), r.b ? transcriptSection(r.b, r.a) : null);
+  $("#replay-transcripts").classList.toggle("two", Boolean(r.b));
   showStep(r.step);
 }
 
@@ -935,7 +1141,7 @@ function paneAt(rep, step, other) {
   const pane = el("section", { class: "pane", "aria-label": `${rep.record.agent} at step ${at}` });
   const head = el("h3", { text: `${rep.record.agent} · ${rep.run}` });
   const tbody = el("tbody");
-  const items = renderMailList(tbody, full, -1, null);
+  const items = renderMailList(tbody, full, -1, null, false);
   const actedOn = s && (s.action.email_id || s.action.ticket_id || (full.mode === "ticket" ? full.ticket_id : null));
   const differsHere = other !== undefined && state.replay.differs === step;
   const theirs = other !== undefined && at > 0 && at <= other.steps.length ? other.steps[at - 1] : null;
@@ -981,6 +1187,11 @@ function showStep(step) {
   put($("#replay-panes"), ...panes);
   $("#replay-panes").classList.toggle("two", Boolean(r.b));
   document.querySelectorAll("#replay-strip .cell").forEach((c) => c.classList.toggle("here", Number(c.dataset.step) === r.step));
+  document.querySelectorAll("#replay-transcripts tbody tr").forEach((tr) => {
+    const here = Number(tr.dataset.step) === r.step;
+    tr.classList.toggle("here", here);
+    if (here) tr.setAttribute("aria-current", "step"); else tr.removeAttribute("aria-current");
+  });
 }
 
 // ------------------------------------------------------------------ routing and keys
@@ -1013,7 +1224,13 @@ function onKey(event) {
     return;
   }
   if (typing(event.target)) return;
-  if (view === "play" && state.obs && !state.obs.done && ["e", "r"].includes(event.key)) {
+  if (view === "play" && state.obs && event.key === "/") {
+    event.preventDefault();
+    $("#mail-search").focus();
+    announce("Search the inbox");
+    return;
+  }
+  if (view === "play" && state.obs && !state.obs.done && !state.closed && ["e", "r"].includes(event.key)) {
     event.preventDefault();
     actKey(event.key);
     return;
@@ -1081,6 +1298,15 @@ async function main() {
   $("#action-form").addEventListener("input", saveDraft);
   $("#action-form").addEventListener("change", saveDraft);
   $("#filter-form").addEventListener("submit", loadRuns);
+  $("#mail-search").addEventListener("input", onSearch);
+  $("#mail-search").addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    $("#mail-search").value = "";
+    onSearch();
+    $("#mail-list").focus();
+  });
+  $("#replace-yes").addEventListener("click", () => answerReplace(true));
+  $("#replace-no").addEventListener("click", () => answerReplace(false));
   $("#compare-button").addEventListener("click", compareTicked);
   $("#replay-first").addEventListener("click", () => showStep(0));
   $("#replay-back").addEventListener("click", () => showStep(state.replay.step - 1));
@@ -1101,6 +1327,8 @@ async function main() {
   await loadSetup();
   route(); // the session opens with the first episode, so that a visit alone takes no place
   await resumeEpisode();
+  const idle = state.setup && state.setup.idle_timeout_s;
+  if (idle) setInterval(checkIdle, 1000 * Math.max(1, Math.min(30, idle / 4)));
   document.body.dataset.ready = "yes";
 }
 
