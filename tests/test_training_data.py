@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 from inbox_triage.agents import make_agent
 from inbox_triage.cli import app
 from inbox_triage.evaluation import run_episode
+from inbox_triage.prompting.decisions import decision_json
+from inbox_triage.prompting.tools import remote, tool_names, tool_schemas
 from inbox_triage.training import (
     TOOLS,
     decision_row,
@@ -20,9 +22,7 @@ from inbox_triage.training import (
     parse_decision,
 )
 from inbox_triage.training.export import decision_demo, demo_rows, prompt_rows, read, write
-from inbox_triage.training.prompts import decision_json
 from inbox_triage.training.rewards import prompt_for, start
-from inbox_triage.training.tools import remote, tool_names, tool_schemas
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 ROW = decision_row("train", "easy", 1000)

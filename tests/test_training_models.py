@@ -18,6 +18,7 @@ pytest.importorskip("trl", reason="the train extra is not installed: pip install
 from inbox_triage.cli import app  # noqa: E402
 from inbox_triage.env import InboxTriageEnv  # noqa: E402
 from inbox_triage.evaluation.runs import EpisodeSpec, play  # noqa: E402
+from inbox_triage.prompting.decisions import decision_json  # noqa: E402
 from inbox_triage.training import (  # noqa: E402
     decision_row,
     grade_decision,
@@ -25,7 +26,6 @@ from inbox_triage.training import (  # noqa: E402
 )
 from inbox_triage.training.config import TrainConfig  # noqa: E402
 from inbox_triage.training.export import decision_demo, demo_rows, read, write  # noqa: E402
-from inbox_triage.training.prompts import decision_json  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 SEED = 1000
@@ -103,7 +103,7 @@ def test_one_grpo_step_is_rewarded_by_the_environment_and_moves_the_weights(
 def test_grpo_with_tools_gives_trl_one_adapter_per_rollout_on_the_rows_episodes(
     tiny, tmp_path, monkeypatch
 ):
-    from inbox_triage.training.tools import TicketTools
+    from inbox_triage.prompting.tools import TicketTools
 
     started: list[dict] = []
     rewards: list[float] = []

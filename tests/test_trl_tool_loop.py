@@ -19,9 +19,9 @@ pytest.importorskip("trl", reason="the train extra is not installed: pip install
 
 from inbox_triage.agents import make_agent  # noqa: E402
 from inbox_triage.env import InboxTriageEnv  # noqa: E402
+from inbox_triage.prompting.tools import TicketTools  # noqa: E402
 from inbox_triage.training import trainers  # noqa: E402
 from inbox_triage.training.config import TrainConfig  # noqa: E402
-from inbox_triage.training.tools import TicketTools  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 SEEDS = (11, 12)
@@ -90,7 +90,7 @@ def test_a_grpo_step_plays_scripted_tool_calls_through_trls_loop(
 ):
     import trl
 
-    from inbox_triage.training.model import load
+    from inbox_triage.prompting.checkpoint import load
 
     _, tokenizer = load(model)
     prompts_seen: list[str] = []

@@ -81,7 +81,7 @@ def tiny_text_checkpoint(out: Path, corpus: list[str], vocab_size: int = 4000) -
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    from inbox_triage.training.model import tool_template
+    from inbox_triage.prompting.checkpoint import tool_template
 
     core = Tokenizer(models.BPE())
     core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

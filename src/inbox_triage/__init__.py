@@ -6,13 +6,9 @@ The curated public API is listed in ``__all__``; a test locks it.
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("inbox-triage")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0"
+from inbox_triage.version import __version__
 
 # Imported on first use, so that `import inbox_triage.domain` stays free of OpenEnv and servers.
 _LAZY = {

@@ -230,7 +230,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
 
     def get_metadata(self) -> EnvironmentMetadata:
         """What /metadata reports: the same name and version as openenv.yaml."""
-        from inbox_triage import __version__
+        from inbox_triage.version import __version__
 
         return EnvironmentMetadata(
             name="inbox_triage",

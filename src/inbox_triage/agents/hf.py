@@ -19,9 +19,9 @@ from typing import Any
 from inbox_triage.action_tools import parse_tool_call as parse_tool_call
 from inbox_triage.agents.base import ActionDict, Observation
 from inbox_triage.domain import Scenario
-from inbox_triage.training.prompts import decision_action, decision_messages, parse_decision
-from inbox_triage.training.prompts import routing_guide as _guide
-from inbox_triage.training.tools import SYSTEM_PROMPTS, render, tool_schemas
+from inbox_triage.prompting.decisions import decision_action, decision_messages, parse_decision
+from inbox_triage.prompting.decisions import routing_guide as _guide
+from inbox_triage.prompting.tools import SYSTEM_PROMPTS, render, tool_schemas
 
 PREFIX = "hf:"
 PROMPT_FILE = "inbox_triage_prompt.json"  # how the model was prompted in training
@@ -36,7 +36,7 @@ def load_checkpoint(path: str) -> tuple[Any, Any]:
         if path not in _LOADED:
             if not Path(path).is_dir():
                 raise ValueError(f"hf agent: {path} is not a model folder")
-            from inbox_triage.training.model import ensure_tool_template, load
+            from inbox_triage.prompting.checkpoint import ensure_tool_template, load
 
             model, tokenizer = load(path)
             ensure_tool_template(tokenizer)

@@ -80,8 +80,8 @@ def fit(mode: str, episodes: int = FIT_EPISODES) -> dict[str, Any]:
 
 
 def _cache_key(mode: str, episodes: int) -> str:
-    from inbox_triage import __version__
     from inbox_triage.scenarios.generator.data import LATEST
+    from inbox_triage.version import __version__
 
     raw = f"{mode}|{episodes}|{FIT_VERSION}|{__version__}|generator-v{LATEST}".encode()
     return f"{mode}-{hashlib.sha256(raw).hexdigest()[:12]}.pkl"
@@ -89,7 +89,7 @@ def _cache_key(mode: str, episodes: int) -> str:
 
 def models_for(mode: str, episodes: int | None = None) -> dict[str, Any]:
     """The mode's classifiers: from memory, from the cache, or fit now and cached."""
-    from inbox_triage.training.model import cache_dir
+    from inbox_triage.prompting.checkpoint import cache_dir
 
     episodes = episodes or FIT_EPISODES
     with _LOCK:

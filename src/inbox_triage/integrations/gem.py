@@ -21,7 +21,7 @@ from gem.envs.registration import ENV_REGISTRY
 
 from inbox_triage import action_tools as tools
 from inbox_triage.integrations.text_episode import TextEpisode
-from inbox_triage.training.episode_tools import RESET_FIELDS
+from inbox_triage.prompting.episode_tools import RESET_FIELDS
 
 ENV_ID = "inbox-triage"
 ENTRY_POINT = f"{__name__}:InboxTriageGemEnv"

@@ -28,9 +28,8 @@ from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput, Con
 
 from inbox_triage.action_tools import SYSTEM_PROMPTS
 from inbox_triage.integrations.text_episode import TextEpisode
-from inbox_triage.training.episode_tools import RESET_FIELDS
+from inbox_triage.prompting.episode_tools import RESET_FIELDS, reset_args
 from inbox_triage.training.export import SKYRL_ENV_CLASS
-from inbox_triage.training.rewards import reset_args
 
 ENV_ID = SKYRL_ENV_CLASS
 ENTRY_POINT = f"{__name__}:InboxTriageTextEnv"

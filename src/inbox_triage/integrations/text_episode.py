@@ -15,7 +15,7 @@ from typing import Any
 from inbox_triage import action_tools as tools
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.observations import ObservationMemory
-from inbox_triage.training.prompts import POLICY_POINTS, routing_guide
+from inbox_triage.prompting.decisions import POLICY_POINTS, routing_guide
 
 
 class TextEpisode:

@@ -29,7 +29,6 @@ from typing import Any
 
 from openenv.core.env_server.mcp_types import JsonRpcErrorCode
 
-from inbox_triage import __version__
 from inbox_triage.action_tools import (
     MODES,
     ToolRefused,
@@ -44,6 +43,7 @@ from inbox_triage.server.sessions import (
     SessionError,
     start_episode,
 )
+from inbox_triage.version import __version__
 
 PROTOCOLS = ("2024-11-05", "2025-03-26", "2025-06-18")
 SESSION_HEADER = "mcp-session-id"

@@ -4,9 +4,9 @@
 trainers (``sft``, ``grpo``, ``model``) need the ``train`` extra (``pip install -e ".[train]"``).
 """
 
-from inbox_triage.training.prompts import decision_messages, parse_decision, render_email
+from inbox_triage.prompting.decisions import decision_messages, parse_decision, render_email
+from inbox_triage.prompting.tools import TOOLS, InboxTools, TicketTools, TriageTools
 from inbox_triage.training.rewards import decision_row, environment_reward, grade_decision
-from inbox_triage.training.tools import TOOLS, InboxTools, TicketTools, TriageTools
 
 __all__ = [
     "TOOLS",

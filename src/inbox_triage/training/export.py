@@ -17,9 +17,10 @@ from typing import Any
 
 from inbox_triage.agents import make_agent
 from inbox_triage.env import InboxTriageEnv
-from inbox_triage.training.prompts import decision_json
-from inbox_triage.training.rewards import decision_row, prompt_for, reset_args
-from inbox_triage.training.tools import SYSTEM_PROMPTS, TOOLS
+from inbox_triage.prompting.decisions import decision_json
+from inbox_triage.prompting.episode_tools import reset_args
+from inbox_triage.prompting.tools import SYSTEM_PROMPTS, TOOLS
+from inbox_triage.training.rewards import decision_row, prompt_for
 
 FORMATS = ("jsonl", "parquet", "hf", "skyrl")
 # The id inbox_triage.integrations.skyrl.register() gives the env (the rows' env_class).

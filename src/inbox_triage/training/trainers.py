@@ -17,11 +17,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from inbox_triage.prompting.checkpoint import ensure_tool_template
+from inbox_triage.prompting.tools import SYSTEM_PROMPTS, TOOLS, tool_names
 from inbox_triage.training.config import TrainConfig
 from inbox_triage.training.export import demo_rows, episode_rows, prompt_rows
-from inbox_triage.training.model import default_model_dir, ensure_tool_template, prepare_model
+from inbox_triage.training.model import default_model_dir, prepare_model
 from inbox_triage.training.rewards import environment_reward
-from inbox_triage.training.tools import SYSTEM_PROMPTS, TOOLS, tool_names
 
 Say = Callable[[str], None]
 CSV_FIELDS = (

@@ -7,21 +7,30 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
 from inbox_triage.action_tools import refusal_text, step_text
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.observations import ObservationMemory
+from inbox_triage.prompting.decisions import POLICY_POINTS, routing_guide
 from inbox_triage.scenarios.generator import KNOBS
 from inbox_triage.scenarios.sources import EPISODE_FIELDS
-from inbox_triage.training.prompts import POLICY_POINTS, routing_guide
-from inbox_triage.training.rewards import reset_args
 
 ENV_URL = "INBOX_TRIAGE_ENV_URL"
 # What reset takes from a row: the episode and the generator's knobs (a dataset's other columns,
 # such as a row id, are ignored).
 RESET_FIELDS = EPISODE_FIELDS | KNOBS
+
+
+def reset_args(row: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``env.reset`` takes for a row: its episode fields and knobs, no prompt or labels."""
+    skip = {"mode", "prompt", "completion", "messages", "email_id", "trial"}
+    args = {k: v for k, v in row.items() if k not in skip and v is not None}
+    if "seed" in args:
+        args["seed"] = int(args["seed"])
+    return args
 
 
 @cache
