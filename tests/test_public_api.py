@@ -25,3 +25,57 @@ def test_the_readme_example_runs():
         action_type="classify_ticket", ticket_id="T-101", priority="high", queue="account"))
     assert obs.reward > 0
     assert 0 < env.grade().value < 1
+
+
+# Every command and its flags, as they stood before the code was rearranged into layers
+# (docs/ARCHITECTURE.md): moving a module must not move a user's command line.
+_TRAINING = [
+    "--batch", "--beta", "--completion-length", "--config", "--difficulty", "--examples",
+    "--first-seed", "--generations", "--learning-rate", "--log-every", "--lora", "--lora-alpha",
+    "--lora-r", "--lora-targets", "--max-length", "--mode", "--model", "--out", "--resume",
+    "--save-every", "--seed", "--split", "--steps", "--temperature", "--threads",
+    "--tool-iterations",
+]
+_EXPORT = ["--difficulty", "--format", "--mode", "--n", "--out", "--seed", "--split"]
+EXPECTED_CLI = {
+    "check": [
+        "--calibration", "--calibration-set", "--random-episodes", "--seeds", "--tasks", "-t",
+    ],
+    "eval": [
+        "--address", "--agent", "--backend", "--base-url", "--concurrency", "--difficulty",
+        "--env-url", "--episodes", "--json", "--max-tokens", "--model", "--out", "--protocol",
+        "--request-timeout", "--resume", "--seed", "--split", "--tasks", "--temperature",
+        "--trajectories", "--trials", "--workers", "-a", "-t",
+    ],
+    "export demos": _EXPORT,
+    "export prompts": _EXPORT,
+    "import": ["--name", "--org", "--out"],
+    "lint": ["--emails", "--show", "--splits", "--variety-emails", "--version"],
+    "report": ["--markdown", "--mixed-graders", "--plots", "--threshold"],
+    "serve": [
+        "--allow-llm-baseline", "--host", "--idle-timeout", "--max-sessions", "--packs", "--port",
+        "--runs",
+    ],
+    "tasks": [],
+    "train grpo": _TRAINING,
+    "train prepare-model": ["--force", "--out"],
+    "train sft": _TRAINING,
+    "view": ["--host", "--open", "--port"],
+}
+
+
+def test_the_command_line_is_locked():
+    import typer.main
+
+    from inbox_triage.cli import app
+
+    def walk(command, prefix: str = "") -> dict[str, list[str]]:
+        if hasattr(command, "commands"):
+            found: dict[str, list[str]] = {}
+            for name, sub in command.commands.items():
+                found.update(walk(sub, f"{prefix} {name}".strip()))
+            return found
+        flags = (o for p in command.params for o in p.opts if o.startswith("-"))
+        return {prefix: sorted(flags)}
+
+    assert walk(typer.main.get_command(app)) == EXPECTED_CLI
