@@ -7,21 +7,34 @@ and clock) and returns (score, note), or None when the component does not apply 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from inbox_triage.domain import Scenario, Ticket, TicketWork, missing_for_close
+from inbox_triage.domain import Engine, Scenario, Ticket, TicketWork, missing_for_close
 from inbox_triage.grading.replies import (
+    TextScore,
     grade_info_request,
     grade_reply,
     grade_summary,
     policy_breaches,
 )
+from inbox_triage.grading.stuffing import StuffingTerms
 
-if TYPE_CHECKING:
-    from inbox_triage.grading.rubric import Grader
+
+class Grader(Protocol):
+    """What a scorer reads of the grader (``rubric.Grader``), named here so that the
+    components stand below the rubric that composes them."""
+
+    engine: Engine
+    scenario: Scenario
+
+    @property
+    def stuffing_terms(self) -> StuffingTerms: ...
+
+    def keep_reason(self, name: str, ticket_id: str, result: TextScore) -> tuple[float, str]: ...
+
 
 # A per-ticket scorer returns (score, note) or None when it does not apply to the ticket.
-TicketScorer = Callable[["Grader", Ticket, TicketWork], "tuple[float, str] | None"]
+TicketScorer = Callable[[Grader, Ticket, TicketWork], "tuple[float, str] | None"]
 
 
 # A right decision reached by changing one already made earns half: trying every value in turn
