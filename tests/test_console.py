@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import time
+from importlib.resources import files
 from pathlib import Path
 
 import httpx
@@ -69,7 +70,9 @@ def test_root_redirects_to_the_console_and_web_serves_it(client):
     for path in ("/web", "/web/"):
         page = client.get(path)
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-        assert "/web/assets/console.js" in page.text
+        # The page loads one ES module; it imports the rest.
+        scripts = re.findall(r"<script\b[^>]*>", page.text)
+        assert scripts == ['<script type="module" src="/web/assets/main.js">']
 
 
 def test_the_console_fetches_nothing_from_elsewhere():
@@ -79,15 +82,44 @@ def test_the_console_fetches_nothing_from_elsewhere():
         assert not re.search(r"(src|href)\s*=\s*[\"'](https?:)?//", text), name
         assert "@import" not in text and 'fetch("http' not in text, name
         assert not re.search(r"url\(\s*[\"']?(https?:)?//", text), name
+    # The script is ES modules importing one another by name only: each module imported is
+    # served, each one served is reached from main.js, and none is loaded at run time.
+    modules = {name: body.decode() for name, body in ASSETS.items() if name.endswith(".js")}
+    reached, todo = set(), ["main.js"]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        assert not re.search(r"\bimport\s*\(", modules[name]), name
+        imported = sibling_imports(modules[name])
+        assert imported <= set(modules), (name, imported - set(modules))
+        todo.extend(imported)
+    assert reached == set(modules)
+
+
+def sibling_imports(text: str) -> set[str]:
+    """The modules a console module imports: each import is one line naming a sibling file."""
+    lines = [line for line in text.splitlines() if re.match(r"\s*(import|export .* from)\b", line)]
+    named = [re.fullmatch(r'import \{[\w$, ]+\} from "\./([\w-]+\.js)";', line) for line in lines]
+    assert all(named), lines
+    return {m.group(1) for m in named if m}
 
 
 def test_assets_are_served_by_name_only(client):
-    assert client.get("/web/assets/console.css").headers["content-type"].startswith("text/css")
-    for bad in ("nope.js", "index.html", "console.py", "__init__.py"):
+    web = files("inbox_triage.server") / "web"
+    shipped = sorted(f.name for f in web.iterdir() if f.is_file() and f.name != "index.html")
+    assert shipped == sorted(set(ASSETS) - {"index.html"})  # each file shipped is served
+    kinds = {".css": "text/css", ".js": "text/javascript"}  # a module needs a JS type
+    for name in shipped:
+        answer = client.get(f"/web/assets/{name}")
+        assert answer.status_code == 200 and answer.content == (web / name).read_bytes(), name
+        assert answer.headers["content-type"].startswith(kinds[Path(name).suffix]), name
+    for bad in ("nope.js", "console.js", "index.html", "console.py", "__init__.py"):
         answer = client.get(f"/web/assets/{bad}")
         assert answer.status_code == 404, bad
         assert answer.json()["error"]["field"] == "asset"
-        assert answer.json()["error"]["allowed"] == ["console.css", "console.js"]
+        assert answer.json()["error"]["allowed"] == shipped
     for bad in ("..%2Fapp.py", "%2e%2e%2fconsole.py", "../app.py"):
         answer = client.get(f"/web/assets/{bad}")
         assert answer.status_code == 404 and b"import" not in answer.content, bad

@@ -515,7 +515,7 @@ def test_the_inbox_sorts_by_sla_deadline(page):
     minutes = [int(t.split()[0]) * (-1 if "over" in t else 1) for t in left if "min" in t]
     assert minutes and minutes == sorted(minutes)
     assert page.get_attribute("#sort-sla", "aria-pressed") == "true"
-    chosen = page.evaluate("mailItems(state.obs)[state.selected].id")
+    chosen = page.get_attribute("#mail-list tbody tr.selected", "data-id")
     act(page, "classify_ticket", ticket_id=chosen, priority="high", queue="billing")
     assert steps_taken(page) == 1  # the id fields still follow the sorted selection
 
@@ -628,9 +628,10 @@ def test_status_bar_labels_stay_beside_their_values(browser, url, width):
     start_episode(tab, "inbox/medium_billing_bug_mix")
     pairs = tab.eval_on_selector_all(
         "#status-bar dt",
-        """dts => dts.map(dt => [dt.textContent, dt.getBoundingClientRect().top,
-            dt.nextElementSibling.getBoundingClientRect().top,
-            dt.getBoundingClientRect().right <= dt.nextElementSibling.getBoundingClientRect().left])""",
+        """dts => dts.map(dt => {
+            const dd = dt.nextElementSibling.getBoundingClientRect();
+            const box = dt.getBoundingClientRect();
+            return [dt.textContent, box.top, dd.top, box.right <= dd.left]; })""",
     )
     assert len(pairs) >= 5
     for label, dt_top, dd_top, before in pairs:

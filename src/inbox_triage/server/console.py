@@ -1,11 +1,12 @@
 """The web console at ``/web``: play any task by hand, replay and compare evaluated episodes.
 
-The page is three plain files shipped in the package (``server/web/``), read once at import
-and served by name from a fixed set, so the console needs no build step, no CDN and nothing a
-request could point at. Playing goes through the server's own HTTP session routes, one
-session per browser tab (``POST /sessions`` mints its id; the tab closes it when it goes, the
-idle timeout otherwise), so visitors never share an episode. Replays re-simulate recorded
-actions (``evaluation/replay.py``) from the runs the operator named (``serve --runs``).
+The page is plain files shipped in the package (``server/web/``: HTML, CSS and ES modules, one
+per view), read once at import and served by name from a fixed set, so the console needs no
+build step, no CDN and nothing a request could point at. Playing goes through the server's own
+HTTP session routes, one session per browser tab (``POST /sessions`` mints its id; the tab
+closes it when it goes, the idle timeout otherwise), so visitors never share an episode.
+Replays re-simulate recorded actions (``evaluation/replay.py``) from the runs the operator
+named (``serve --runs``).
 """
 
 from __future__ import annotations
@@ -36,8 +37,20 @@ from inbox_triage.server.sessions import SESSION_ID, SessionError, SessionStore
 
 ASSET_TYPES = {
     "index.html": "text/html; charset=utf-8",
-    "console.js": "text/javascript; charset=utf-8",
     "console.css": "text/css; charset=utf-8",
+    "main.js": "text/javascript; charset=utf-8",
+    "dom.js": "text/javascript; charset=utf-8",
+    "state.js": "text/javascript; charset=utf-8",
+    "session.js": "text/javascript; charset=utf-8",
+    "setup.js": "text/javascript; charset=utf-8",
+    "episode.js": "text/javascript; charset=utf-8",
+    "mail.js": "text/javascript; charset=utf-8",
+    "inbox.js": "text/javascript; charset=utf-8",
+    "policy.js": "text/javascript; charset=utf-8",
+    "form.js": "text/javascript; charset=utf-8",
+    "grade.js": "text/javascript; charset=utf-8",
+    "runs.js": "text/javascript; charset=utf-8",
+    "replay.js": "text/javascript; charset=utf-8",
 }
 ASSETS: dict[str, bytes] = {
     name: (files("inbox_triage.server") / "web" / name).read_bytes() for name in ASSET_TYPES

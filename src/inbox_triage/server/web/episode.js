@@ -1,0 +1,109 @@
+// An episode in play: shown when started or resumed after a reload, stepped through the action
+// form, and ended. Apart from the views it drives, so that none of them imports it back.
+
+import { $, el, fmt, put } from "./dom.js";
+import { api, describeError, keep, kept, KEPT, state } from "./state.js";
+import { renderPolicy } from "./policy.js";
+import { mailItems } from "./mail.js";
+import { penaltyOf, refreshGrade, renderTranscript } from "./grade.js";
+import { actionFromForm, buildActionFields, setFormOpen, showRefusal, tooLong } from "./form.js";
+import { loadDecisions, renderEpisode, renderReading } from "./inbox.js";
+import { forgetSession, loadLimits, restoreDraft, sessionClosed } from "./session.js";
+
+export function showEpisode(observation, done) {
+  state.obs = { ...observation, done };
+  state.selected = 0;
+  $("#episode").hidden = false;
+  $("#play-help").hidden = true;
+  put($("#step-result"), el("p", { class: "muted", text: state.obs.last_feedback }));
+  $("#episode-title").textContent = `${state.obs.task_id} – ${state.obs.title}`;
+  $("#episode-objective").textContent = state.obs.objective;
+  renderPolicy($("#policy-text"), state.obs.policy);
+  renderEpisode();
+  setFormOpen(!done);
+  $("#episode-over").hidden = true;
+  $("#action-closed").hidden = true;
+}
+
+// The end of an episode: said where the player is, the form closed, the final grade in view.
+function endEpisode(scroll = true) {
+  setFormOpen(false);
+  const over = $("#episode-over");
+  over.hidden = false;
+  over.textContent = `The episode is over. Final grade ${fmt(state.grade && state.grade.score)}: every component below. Start another episode above.`;
+  if ($("#side-grade-label")) $("#side-grade-label").textContent = "Final grade ";
+  if (scroll) {
+    $("#grade-panel").scrollIntoView({ block: "start" });
+    $("#grade-panel").focus({ preventScroll: true });
+  }
+}
+
+// A reloaded tab: its episode as it was, with the action it was writing.
+export async function resumeEpisode() {
+  const session = kept(KEPT.session);
+  if (typeof session !== "string") return;
+  state.session = session;
+  $("#session-id").textContent = session;
+  const answer = await api("/web/api/resume");
+  if (answer.status === 404) {
+    forgetSession("The episode this tab was playing is gone: its session sat idle past the server's timeout, or the server restarted. Start another.");
+    return;
+  }
+  if (!answer.ok) return; // a session with no episode yet: it is kept for the first one
+  await loadDecisions();
+  await loadLimits();
+  showEpisode(answer.body.observation, answer.body.done);
+  const played = kept(KEPT.transcript);
+  state.transcript = played && played.session === session && played.task === state.obs.task_id ? played.rows : [];
+  renderTranscript();
+  restoreDraft();
+  await refreshGrade(answer.body.done);
+  if (answer.body.done) endEpisode(false);
+}
+
+export async function takeAction(event) {
+  event.preventDefault();
+  const action = actionFromForm();
+  const long = tooLong(action);
+  if (long) { showRefusal(long); return; }
+  const answer = await api("/step", { method: "POST", body: JSON.stringify({ action }) });
+  const box = $("#step-result");
+  if (answer.status === 404) {
+    put(box, el("p", { class: "refused", role: "alert", text: "This tab's session has closed; nothing was done. Start the episode again." }));
+    sessionClosed();
+    return;
+  }
+  if (!answer.ok) {
+    showRefusal(describeError(answer.body));
+    return;
+  }
+  // A step's observation leaves out what only a reset sends (the policy, the action schema).
+  const sent = Object.fromEntries(Object.entries(answer.body.observation).filter(([, v]) => v !== null));
+  state.obs = { ...state.obs, ...sent, last_action_error: answer.body.observation.last_action_error,
+    done: answer.body.done };
+  const reward = answer.body.reward;
+  const err = state.obs.last_action_error;
+  put(box,
+    el("p", {}, el("strong", { text: "Reward " }), el("output", { id: "last-reward", text: fmt(reward, 4) })),
+    el("p", { id: "last-feedback", text: state.obs.last_feedback }),
+    err ? el("p", { class: "refused", text: `Error: ${err.field} ${err.message}${err.allowed ? " (allowed: " + err.allowed.join(", ") + ")" : ""}` }) : null,
+    el("p", {}, el("strong", { id: "side-grade-label", text: "Grade so far " }), el("output", { id: "side-grade" }),
+      el("a", { href: "#grade-panel", class: "muted", text: " (every component below)" })),
+  );
+  const items = mailItems(state.obs);
+  const next = items.findIndex((m) => ["current", "open", "waiting"].includes(m.state));
+  if (next >= 0 && state.obs.mode === "triage") state.selected = next;
+  renderEpisode();
+  buildActionFields(); // a fresh form: queue room and open ids have changed
+  keep(KEPT.draft, null);
+  await loadDecisions();
+  renderReading($("#reading-pane"), mailItems(state.obs)[state.selected]);
+  const before = state.grade ? state.grade.score : 0;
+  await refreshGrade(answer.body.done);
+  const after = state.grade ? state.grade.score : null;
+  state.transcript.push({ step: state.obs.step_count, action, reward, error: err ? `${err.field} ${err.message}` : "",
+    grade: after, penalty: after === null ? null : penaltyOf(before, after, reward) });
+  keep(KEPT.transcript, { task: state.obs.task_id, session: state.session, rows: state.transcript });
+  renderTranscript();
+  if (answer.body.done) endEpisode();
+}

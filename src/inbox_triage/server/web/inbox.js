@@ -1,0 +1,160 @@
+// The inbox as a mail client: status bar, mail list (search, SLA sort), reading pane with what
+// was decided, and recent events. Replays reuse its renderers.
+
+import { $, announce, el, fmt, put, slaText } from "./dom.js";
+import { api, state } from "./state.js";
+import { listedMail, mailItems } from "./mail.js";
+import { buildActionTypes, preselectId, refreshIdOptions } from "./form.js";
+
+export function onSearch() {
+  const chosen = state.obs ? mailItems(state.obs)[state.selected] : null;
+  state.search = $("#mail-search").value.trim();
+  if (!state.obs) return;
+  const items = mailItems(state.obs);
+  state.selected = Math.max(0, chosen ? items.findIndex((m) => m.id === chosen.id) : 0);
+  renderEpisode();
+  const total = listedMail(state.obs).length;
+  announce(state.search ? `${items.length} of ${total} mails match` : `All ${total} mails shown`);
+}
+
+// Each label stays beside its value (a pair is one box that wraps as a whole).
+export function renderStatus(target, obs, session = null) {
+  const pairs = [
+    ["Clock", `minute ${obs.now}`],
+    ["Step budget", `${obs.step_count} used of ${obs.max_steps}`],
+  ];
+  if (obs.escalation_budget_remaining !== null && obs.escalation_budget_remaining !== undefined) {
+    pairs.push(["Escalation budget", String(obs.escalation_budget_remaining)]);
+  }
+  const queues = obs.team_queue_remaining || {};
+  if (Object.keys(queues).length) {
+    pairs.push(["Queue room", Object.entries(queues).map(([q, n]) => `${q} ${n}`).join(", ")]);
+  }
+  if (obs.sla_breaches_so_far !== null && obs.sla_breaches_so_far !== undefined) {
+    pairs.push(["SLA breaches", String(obs.sla_breaches_so_far)]);
+  }
+  if ((obs.active_sla_warnings || []).length) pairs.push(["SLA warnings", obs.active_sla_warnings.join(", ")]);
+  pairs.push(["Progress", fmt(obs.progress_score)]);
+  if (obs.done) pairs.push(["Episode", "ended"]);
+  if (session) pairs.push(["Session", session]);
+  put(target, ...pairs.map(([k, v]) => el("div", { class: k === "Session" && state.closed ? "pair gone" : "pair" },
+    el("dt", { text: k }), el("dd", { text: v }))));
+}
+
+export function sessionText() {
+  if (state.closed) return "closed: the episode is gone";
+  const idle = state.setup && state.setup.idle_timeout_s;
+  if (!idle) return "open";
+  return `open (closes after ${idle < 120 ? `${Math.round(idle)} s` : `${Math.round(idle / 60)} min`} without a step)`;
+}
+
+export function renderMailList(tbody, obs, selected, onPick, searched = true) {
+  const items = mailItems(obs, searched);
+  if (!items.length && searched && state.search) {
+    put(tbody, el("tr", {}, el("td", { colspan: 5, class: "muted", text: `No mail matches "${state.search}" (Escape in the search box clears it).` })));
+    return items;
+  }
+  put(tbody, ...items.map((m, i) => el("tr", {
+    class: `state-${m.state.split(" ")[0]}${i === selected ? " selected" : ""}`,
+    "aria-selected": i === selected ? "true" : "false",
+    "data-id": m.id,
+    onclick: onPick ? () => onPick(i) : null,
+  }, el("td", { text: m.from || "" }), el("td", { text: m.subject || "" }),
+  el("td", { text: m.tier || "" }), el("td", { class: m.sla !== null && m.sla < obs.now ? "overdue" : "", text: slaText(m.sla, obs.now) }),
+  el("td", { class: "state", text: m.state }))));
+  return items;
+}
+
+function renderMessages(list, title) {
+  if (!list || !list.length) return null;
+  return el("section", {}, el("h5", { text: title }), ...list.map((m) => el("blockquote", {},
+    el("p", { class: "muted", text: [m.sender || m.kind, m.minute !== undefined ? `minute ${m.minute}` : null,
+      m.minutes_ago !== undefined ? `${m.minutes_ago} min before` : null].filter(Boolean).join(" · ") }),
+    el("p", { class: "body", text: typeof m === "string" ? m : (m.body || m.text || JSON.stringify(m)) }))));
+}
+
+// "premium customer", or who the sender is where they are not a customer (generator v2 says).
+function standing(m) {
+  if (m.sender_role && m.sender_role !== "customer") return m.sender_role.replace("_", " ");
+  return m.customer_tier ? `${m.customer_tier} customer` : "";
+}
+
+export function renderReading(target, entry) {
+  if (!entry) { put(target, el("p", { class: "muted", text: "Nothing selected." })); return; }
+  const m = entry.item;
+  const who = [m.customer_name, m.customer_account, m.customer_company].filter(Boolean).join(" · ");
+  put(target,
+    el("h4", { text: m.subject || entry.subject || entry.id }),
+    el("p", { class: "muted", text: [entry.id, m.sender, who, standing(m)].filter(Boolean).join(" · ") }),
+    el("p", { class: "body", text: m.body || m.message || "" }),
+    renderMessages(m.thread, "Earlier in the thread"),
+    renderMessages(m.customer_messages, "The customer's answers"),
+    renderMessages((m.internal_notes || []).map((n) => ({ kind: "note", body: n })), "Internal notes (staff only)"),
+    renderMessages((m.responses_sent || []).map((r) => ({ kind: "sent", body: typeof r === "string" ? r : JSON.stringify(r) })), "Responses sent"),
+    m.draft_reply ? renderMessages([{ kind: "draft", body: m.draft_reply }], "Draft reply") : null,
+    m.tags && m.tags.length ? el("p", { text: `Tags: ${m.tags.join(", ")}` }) : null,
+    m.priority || m.queue ? el("p", { text: `Priority ${m.priority || "–"} · queue ${m.queue || "–"}${m.sentiment ? " · " + m.sentiment : ""}` }) : null,
+    renderDecision((state.decisions || {})[entry.id]),
+  );
+}
+
+// What was decided for a mail (from /state): handled mail shows it, not only the event list.
+const DECIDED = [
+  ["priority", "Priority"], ["category", "Category"], ["queue", "Routed to"], ["sentiment", "Sentiment"],
+  ["escalated_to", "Escalated to"], ["resolution", "Resolution"],
+];
+function renderDecision(work) {
+  if (!work) return null;
+  const rows = DECIDED.filter(([key]) => work[key]).map(([key, label]) => [label, String(work[key])]);
+  if (work.tags && work.tags.length) rows.push(["Tags", work.tags.join(", ")]);
+  if (work.flagged) rows.push(["Review", "flagged"]);
+  if (work.templates_sent && work.templates_sent.length) rows.push(["Templates sent", work.templates_sent.join(", ")]);
+  if (work.has_reply) rows.push(["Reply", "drafted"]);
+  if (work.info_requested) rows.push(["Information", "requested"]);
+  if (!rows.length) return null;
+  return el("section", { class: "decision", "aria-label": "Decided" }, el("h5", { text: "Decided" }),
+    el("dl", { class: "action" }, ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })])));
+}
+
+export async function loadDecisions() {
+  const answer = await api("/state");
+  state.decisions = answer.ok ? answer.body.tickets || {} : {};
+}
+
+function renderEvents(target, events) {
+  if (!events || !events.length) { put(target, ); return; }
+  put(target, el("h4", { text: "Recent events" }), el("ul", {},
+    ...events.map((e) => el("li", { text: `minute ${e.minute} · ${e.kind}${e.ticket_id ? " · " + e.ticket_id : ""}${e.detail ? " – " + e.detail : ""}` }))));
+}
+
+export function pick(index) {
+  const items = mailItems(state.obs);
+  if (!items.length) return;
+  state.selected = Math.max(0, Math.min(items.length - 1, index));
+  renderEpisode();
+  preselectId();
+}
+
+export function renderEpisode() {
+  const obs = state.obs;
+  renderStatus($("#status-bar"), obs, sessionText());
+  const items = renderMailList($("#mail-list tbody"), obs, state.selected, pick);
+  renderReading($("#reading-pane"), items[state.selected]);
+  renderEvents($("#events"), obs.recent_events);
+  const ended = obs.done || state.closed;
+  $("#act-button").disabled = ended;
+  $("#action-type").disabled = ended;
+  if (!$("#action-type").options.length || $("#action-type").dataset.task !== obs.task_id) buildActionTypes();
+  else refreshIdOptions();
+}
+
+export function toggleSlaSort() {
+  const chosen = state.obs ? mailItems(state.obs)[state.selected] : null;
+  state.bySla = !state.bySla;
+  $("#sort-sla").setAttribute("aria-pressed", String(state.bySla));
+  if (!state.obs) return;
+  const items = mailItems(state.obs);
+  state.selected = Math.max(0, chosen ? items.findIndex((m) => m.id === chosen.id) : 0);
+  renderEpisode();
+  announce(state.bySla ? "Inbox sorted by SLA deadline" : "Inbox in arrival order");
+}

@@ -1,0 +1,115 @@
+// The setup form: mode, task, split, difficulty, knobs and seed, and starting an episode
+// (asking first before one under way is replaced).
+
+import { $, el, fillSelect, notice, put } from "./dom.js";
+import { api, describeError, keep, KEPT, state } from "./state.js";
+import { refreshGrade, renderTranscript } from "./grade.js";
+import { loadLimits, openSession } from "./session.js";
+import { showEpisode } from "./episode.js";
+
+function tasksFor(mode) {
+  return state.setup.tasks.filter((t) => t.mode === mode);
+}
+
+export function onTaskChange() {
+  const task = state.setup.tasks.find((t) => t.task_id === $("#setup-task").value);
+  const generated = task && task.kind === "generated";
+  const pack = task && task.kind === "pack";
+  document.querySelectorAll(".gen-only").forEach((n) => { n.hidden = !generated; });
+  if (pack) $("#setup-knobs").hidden = false;
+  const difficulty = $("#setup-difficulty").value || "medium";
+  const preset = state.setup.presets[difficulty] || {};
+  for (const knob of state.setup.knobs) {
+    const input = $(`#knob-${knob.name}`);
+    input.placeholder = String(preset[knob.name] ?? "");
+    input.closest("label").hidden = pack && knob.name !== "size";
+  }
+}
+
+export function onModeChange() {
+  const mode = $("#setup-mode").value;
+  const tasks = tasksFor(mode);
+  fillSelect($("#setup-task"), tasks.map((t) => t.task_id),
+    Object.fromEntries(tasks.map((t) => [t.task_id, `${t.task_id} (${t.difficulty}) – ${t.title}`])));
+  onTaskChange();
+}
+
+export async function loadSetup() {
+  const answer = await api("/web/api/setup");
+  state.setup = answer.body;
+  const modes = [...new Set(state.setup.tasks.map((t) => t.mode))];
+  fillSelect($("#setup-mode"), modes);
+  fillSelect($("#setup-split"), state.setup.splits);
+  fillSelect($("#setup-difficulty"), state.setup.difficulties);
+  $("#setup-difficulty").value = "medium";
+  put($("#knob-fields"), ...state.setup.knobs.map((k) => el("label", {},
+    k.name, " ",
+    el("input", { id: `knob-${k.name}`, name: k.name, type: "number", min: k.min, max: k.max,
+      step: k.integer ? 1 : 0.05 }))));
+  const first = state.setup.default_task.split("/")[0];
+  $("#setup-mode").value = first;
+  onModeChange();
+  $("#setup-task").value = state.setup.default_task;
+  onTaskChange();
+}
+
+// Starting another episode replaces this tab's one: ask first when one is under way.
+function inProgress() {
+  return Boolean(state.obs && !state.obs.done && !state.closed && state.obs.step_count > 0);
+}
+
+function askToReplace() {
+  const box = $("#replace-confirm");
+  put($("#replace-text"), `This tab's episode (${state.obs.task_id}) is at step ${state.obs.step_count} of ${state.obs.max_steps} and not over. Starting another ends it for good.`);
+  box.hidden = false;
+  $("#replace-no").focus();
+}
+
+export function answerReplace(yes) {
+  $("#replace-confirm").hidden = true;
+  if (!yes) { $("#start-button").focus(); return; }
+  state.replacing = true;
+  $("#setup-form").requestSubmit();
+}
+
+export async function startEpisode(event) {
+  event.preventDefault();
+  if (inProgress() && !state.replacing) { askToReplace(); return; }
+  state.replacing = false;
+  $("#replace-confirm").hidden = true;
+  if (!state.session) await openSession();
+  const task = state.setup.tasks.find((t) => t.task_id === $("#setup-task").value);
+  const body = { task: task.task_id, seed: Number($("#setup-seed").value || 0), observation: "full" };
+  if (task.kind === "generated") {
+    body.split = $("#setup-split").value;
+    body.difficulty = $("#setup-difficulty").value;
+  }
+  if (task.kind !== "fixed") {
+    for (const knob of state.setup.knobs) {
+      const input = $(`#knob-${knob.name}`);
+      if (input.value !== "" && !input.closest("label").hidden) body[knob.name] = Number(input.value);
+    }
+  }
+  let answer = await api("/reset", { method: "POST", body: JSON.stringify(body) });
+  if (answer.status === 404) { // the session was closed after sitting idle: open another
+    state.session = null;
+    await openSession();
+    answer = await api("/reset", { method: "POST", body: JSON.stringify(body) });
+  }
+  if (!answer.ok) {
+    const e = describeError(answer.body);
+    notice(`Could not start: ${e.field} ${e.message}${e.allowed}`);
+    return;
+  }
+  notice("");
+  state.closed = false;
+  keep(KEPT.draft, null);
+  state.decisions = {};
+  state.transcript = [];
+  await loadLimits();
+  keep(KEPT.transcript, null);
+  showEpisode(answer.body.observation, answer.body.done);
+  renderTranscript();
+  await refreshGrade(false);
+  $("#mail-list").focus();
+}

@@ -1,0 +1,66 @@
+// The page's one state object, the tab's sessionStorage (what a reload comes back to), and
+// api(), the one way the page asks the server anything.
+
+import { notice } from "./dom.js";
+
+export const state = {
+  session: null,
+  setup: null,
+  obs: null,
+  selected: 0,
+  grade: null,
+  decisions: {}, // per mail, what /state says was decided
+  transcript: [], // this episode's steps as played here
+  runsSort: null, // {key, dir}
+  bySla: false, // the inbox sorted by SLA deadline
+  replay: null, // {a, b?, step, total, differs}
+  runsRows: [],
+  runsSelected: 0,
+  limits: null, // the lengths the episode's policy sets (/web/api/limits)
+  search: "", // the inbox shows only mail with these words
+  closed: false, // the session went (idle timeout, restart): the episode is read-only
+  lastUsed: 0, // when this tab last asked its session anything (ms)
+  replacing: false, // the player said yes to replacing an episode in progress
+};
+
+// The page's state, for the tests and a curious user's devtools.
+window.state = state;
+
+// The tab keeps its session and its half-written action in sessionStorage, so that a reload
+// (or coming back to the tab) goes on where it was; the server's idle timeout ends sessions
+// nobody comes back to.
+export const KEPT = { session: "inbox-triage:session", draft: "inbox-triage:draft", transcript: "inbox-triage:transcript" };
+
+export function keep(key, value) {
+  try {
+    if (value === null) sessionStorage.removeItem(key);
+    else sessionStorage.setItem(key, JSON.stringify(value));
+  } catch (_) { /* storage off: a reload starts afresh */ }
+}
+
+export function kept(key) {
+  try { return JSON.parse(sessionStorage.getItem(key)); } catch (_) { return null; }
+}
+
+export async function api(path, options = {}) {
+  const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
+  if (state.session) headers["X-Session-Id"] = state.session;
+  if (state.session) state.lastUsed = Date.now();
+  let response;
+  try {
+    response = await fetch(path, { ...options, headers });
+  } catch (_) { // the server is down or unreachable: say so, and answer like a refusal
+    const message = "cannot be reached: is it still running? Nothing was done.";
+    notice(`The server ${message}`);
+    return { ok: false, status: 0, body: { error: { field: "server", message } } };
+  }
+  let body = null;
+  try { body = await response.json(); } catch (_) { body = null; }
+  return { ok: response.ok, status: response.status, body };
+}
+
+export function describeError(body) {
+  const e = (body && body.error) || {};
+  const allowed = Array.isArray(e.allowed) && e.allowed.length ? ` (allowed: ${e.allowed.join(", ")})` : "";
+  return { field: e.field || "request", message: e.message || "was refused", allowed };
+}
