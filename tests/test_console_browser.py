@@ -192,14 +192,19 @@ def test_two_tabs_play_two_tasks_at_once_without_seeing_each_other(browser, url)
     first.close()
 
 
-def test_replay_opens_an_eval_run_from_the_list_and_steps_to_its_recorded_grade(page, runs):
-    from inbox_triage.evaluation.records import read_records
-
+def heuristic_runs_listed(page) -> None:
+    """The runs list, filtered to the heuristic's run (its two episodes)."""
     page.goto(page.url.split("#")[0] + "#/runs")
     page.wait_for_selector("#runs-table tbody tr")
     page.select_option("#filter-run", "heuristic-run")
     page.click("#filter-button")
     page.wait_for_function("document.querySelectorAll('#runs-table tbody tr').length === 2")
+
+
+def test_replay_opens_an_eval_run_from_the_list_and_steps_to_its_recorded_grade(page, runs):
+    from inbox_triage.evaluation.records import read_records
+
+    heuristic_runs_listed(page)
     page.locator("#runs-table tbody tr").nth(1).locator("td").nth(3).click()  # seed 1's row
     assert page.locator("#runs-table tbody tr").nth(1).get_attribute("aria-selected") == "true"
     page.focus("#runs-table")
@@ -577,11 +582,7 @@ def test_a_bad_replay_address_clears_the_last_replay(page, runs):
 def test_replay_has_the_whole_transcript_with_penalties_and_a_chart(page, runs):
     from inbox_triage.evaluation.records import read_records
 
-    page.goto(page.url.split("#")[0] + "#/runs")
-    page.wait_for_selector("#runs-table tbody tr")
-    page.select_option("#filter-run", "heuristic-run")
-    page.click("#filter-button")
-    page.wait_for_function("document.querySelectorAll('#runs-table tbody tr').length === 2")
+    heuristic_runs_listed(page)
     seed = int(page.locator("#runs-table tbody tr").first.locator("td").nth(4).inner_text())
     page.locator("#runs-table tbody a").first.click()
     page.wait_for_selector("#replay-transcripts tbody tr")
