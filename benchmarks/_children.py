@@ -24,6 +24,13 @@ def die_with_parent() -> None:  # runs in the child before exec (Linux only; bes
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+def spawn(cmd: list[str], **popen_kwargs: Any) -> subprocess.Popen:
+    """Starts a child that dies with this process and that stop_all stops at exit."""
+    proc = subprocess.Popen(cmd, preexec_fn=die_with_parent, **popen_kwargs)
+    CHILDREN.append(proc)
+    return proc
+
+
 def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):

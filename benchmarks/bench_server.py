@@ -34,39 +34,19 @@ import asyncio
 import json
 import os
 import signal
-import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
-from dataclasses import dataclass, field
 from typing import Any
 from uuid import uuid4
 
-from _children import (
-    CHILDREN,
-    HOST,
-    LOGS,
-    die_with_parent,
-    free_port,
-    on_sigterm,
-    pct,
-    stop,
-    stop_all,
-)
+from _children import HOST, on_sigterm, stop, stop_all
+from _live import Server, start_server
+from _server_inproc import inproc_memory, profile_round_trip, run_inproc_memory
+from _server_load import hold_sessions, play_many, throughput
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
 
-OUR_TASK = "triage/easy"
-OUR_ACTION = {
-    "email_id": "e001",
-    "priority": "urgent",
-    "category": "customer_complaint",
-    "route_to": "support_tier2",
-}
-ECHO_ACTION = {"message": "hi"}
 # As inbox_triage.server.app.serve runs it: uvicorn defaults (auto loop, http, ws), warnings only.
 UVICORN_SETTINGS: dict[str, Any] = dict(
     host=HOST, log_level="warning", ws_per_message_deflate=False
@@ -74,6 +54,8 @@ UVICORN_SETTINGS: dict[str, Any] = dict(
 MEMORY_TARGET_KB = 100.0
 RATIO_TARGET = 0.75
 STEP_BYTES_TARGET = 4096
+# Server log lines worth a look (unlike bench_soak.py, not Python's "...Warning" lines).
+LOG_KEYS = ("Traceback", "ERROR", "Error", "Exception", "WARNING")
 
 
 # ----------------------------------------------------------------------------- echo environment
@@ -149,53 +131,11 @@ def serve(which: str, port: int, max_sessions: int) -> None:
 
 
 # ----------------------------------------------------------------------------- child processes
-@dataclass
-class Server:
-    name: str
-    port: int
-    proc: subprocess.Popen
-    log_path: str
-    started_s: float = 0.0
-
-    @property
-    def url(self) -> str:
-        return f"http://{HOST}:{self.port}"
-
-    def rss_bytes(self) -> int:
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        raise RuntimeError("no VmRSS")
-
-    def cpu_s(self) -> float:
-        """User + system CPU seconds the server process has used so far."""
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def threads(self) -> int:
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("Threads:"):
-                    return int(line.split()[1])
-        return -1
-
-    def log_problems(self) -> list[str]:
-        with open(self.log_path, errors="replace") as f:
-            lines = f.read().splitlines()
-        keys = ("Traceback", "ERROR", "Error", "Exception", "WARNING")
-        return [ln for ln in lines if any(k in ln for k in keys)]
-
-
-def start_server(which: str, max_sessions: int, timeout_s: float = 30.0) -> Server:
-    """Starts ``which`` in a subprocess and waits until /health answers."""
-    last_error: Exception | None = None
-    for _attempt in range(3):  # a free port can be taken between the probe and the bind
-        port = free_port()
-        fd, log_path = tempfile.mkstemp(prefix=f"bench_server_{which}_", suffix=".log")
-        LOGS.append(log_path)
-        cmd = [
+def start(which: str, max_sessions: int) -> Server:
+    """Starts ``which`` app, served by this very script (``--serve``), in a child process."""
+    return start_server(
+        which,
+        lambda port: [
             sys.executable,
             os.path.abspath(__file__),
             "--serve",
@@ -204,408 +144,17 @@ def start_server(which: str, max_sessions: int, timeout_s: float = 30.0) -> Serv
             str(port),
             "--max-sessions",
             str(max_sessions),
-        ]
-        t0 = time.perf_counter()
-        with os.fdopen(fd, "wb") as log:
-            proc = subprocess.Popen(
-                cmd,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                preexec_fn=die_with_parent,
-            )
-        CHILDREN.append(proc)
-        server = Server(which, port, proc, log_path)
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                with urllib.request.urlopen(f"{server.url}/health", timeout=1.0) as r:
-                    if r.status == 200:
-                        server.started_s = time.perf_counter() - t0
-                        return server
-            except OSError as exc:
-                last_error = exc
-            time.sleep(0.05)
-        stop(proc)
-        with open(log_path, errors="replace") as f:
-            tail = f.read()[-2000:]
-        last_error = RuntimeError(f"{which} server did not start on port {port}:\n{tail}")
-    raise RuntimeError(str(last_error))
-
-
-# ----------------------------------------------------------------------------- throughput
-@dataclass
-class RunResult:
-    name: str
-    rounds: int
-    wall_s: float
-    latencies: list[float] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    payload_bytes: int = 0  # reset + step observations as JSON, as the client parsed them
-    step_bytes: int = 0  # the step's observation as compact JSON (what the server sends)
-    server_cpu_s: float = 0.0  # CPU the server process used during the timed rounds
-
-    @property
-    def rps(self) -> float:
-        return self.rounds / self.wall_s if self.wall_s else 0.0
-
-
-def round_args(which: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    return ({"task": OUR_TASK}, OUR_ACTION) if which == "ours" else ({}, ECHO_ACTION)
-
-
-async def drive(server: Server, clients: int, rounds: int, warmup: int, max_s: float) -> RunResult:
-    """``clients`` concurrent GenericEnvClients, each ``rounds`` rounds of reset + step."""
-    from openenv.core.generic_client import GenericEnvClient
-
-    reset_kwargs, action = round_args(server.name)
-    envs = [GenericEnvClient(base_url=server.url, message_timeout_s=30.0) for _ in range(clients)]
-    result = RunResult(server.name, 0, 0.0)
-    try:
-        await asyncio.gather(*(e.connect() for e in envs))
-
-        async def one(env: Any) -> None:
-            r = await env.reset(**reset_kwargs)
-            s = await env.step(action)
-            if s.observation.get("last_action_error"):
-                result.errors.append(str(s.observation["last_action_error"]))
-            if not result.payload_bytes:
-                result.payload_bytes = len(json.dumps(r.observation)) + len(
-                    json.dumps(s.observation)
-                )
-                result.step_bytes = len(json.dumps(s.observation, separators=(",", ":")))
-
-        for _ in range(max(1, warmup)):
-            await asyncio.gather(*(one(e) for e in envs))
-
-        cpu0 = server.cpu_s()
-        start = time.perf_counter()
-        deadline = start + max_s
-
-        async def loop(env: Any) -> None:
-            for _ in range(rounds):
-                if time.perf_counter() > deadline:
-                    return
-                t = time.perf_counter()
-                await one(env)
-                result.latencies.append(time.perf_counter() - t)
-
-        await asyncio.gather(*(loop(e) for e in envs))
-        result.wall_s = time.perf_counter() - start
-        result.server_cpu_s = server.cpu_s() - cpu0
-        result.rounds = len(result.latencies)
-    finally:
-        await asyncio.gather(*(e.close() for e in envs), return_exceptions=True)
-    return result
-
-
-def throughput(args: argparse.Namespace, servers: dict[str, Server]) -> dict[str, Any]:
-    runs: dict[str, list[RunResult]] = {"ours": [], "echo": []}
-    for i in range(args.runs):
-        order = ("ours", "echo") if i % 2 == 0 else ("echo", "ours")  # ABBA: drift hits both
-        for name in order:
-            res = asyncio.run(
-                drive(servers[name], args.clients, args.rounds, args.warmup, args.run_max_s)
-            )
-            runs[name].append(res)
-            capped = " (stopped at --run-max-s)" if res.rounds < args.clients * args.rounds else ""
-            print(
-                f"  run {i + 1} {name:4s}: {res.rps:8.1f} round trips/s  "
-                f"p50 {pct(res.latencies, 0.5) * 1e3:7.2f} ms  "
-                f"p99 {pct(res.latencies, 0.99) * 1e3:7.2f} ms  "
-                f"server CPU {res.server_cpu_s / max(1, res.rounds) * 1e6:6.0f} us/round trip  "
-                f"({res.rounds} rounds in {res.wall_s:.2f} s){capped}",
-                flush=True,
-            )
-            if res.errors:
-                print(f"    {len(res.errors)} steps answered an error, first: {res.errors[0]}")
-    summary: dict[str, Any] = {}
-    for name, rs in runs.items():
-        summary[name] = {
-            "bytes": rs[0].payload_bytes,
-            "step_bytes": rs[0].step_bytes,
-            "cpu": statistics.median(r.server_cpu_s / max(1, r.rounds) for r in rs),
-            "rps": statistics.median(r.rps for r in rs),
-            "p50": statistics.median(pct(r.latencies, 0.5) for r in rs),
-            "p99": statistics.median(pct(r.latencies, 0.99) for r in rs),
-        }
-    pair_ratios = [o.rps / e.rps for o, e in zip(runs["ours"], runs["echo"], strict=True) if e.rps]
-    summary["ratio"] = summary["ours"]["rps"] / summary["echo"]["rps"]
-    summary["pair_ratios"] = pair_ratios
-    return summary
-
-
-# ----------------------------------------------------------------------------- memory
-def _statm_rss() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def inproc_memory(k: int, use_tracemalloc: bool) -> dict[str, Any]:
-    """In this (fresh) process: memory held by ``k`` idle sessions with a 12-email inbox."""
-    import gc
-    import tracemalloc
-
-    from inbox_triage.env import InboxTriageEnv
-
-    def reset(env: InboxTriageEnv, seed: int) -> None:
-        env.reset(task="triage/generated", size=12, seed=seed)
-
-    # Warm up imports, packs and compiled patterns, with seeds outside the measured range.
-    for seed in range(10_000_000, 10_000_003):
-        reset(InboxTriageEnv(), seed)
-    gc.collect()
-    if use_tracemalloc:
-        tracemalloc.start(12)
-        snap0 = tracemalloc.take_snapshot()
-    base_traced = tracemalloc.get_traced_memory()[0] if use_tracemalloc else 0
-    base_rss = _statm_rss()
-    t0 = time.perf_counter()
-    envs = [InboxTriageEnv() for _ in range(k)]
-    for seed, env in enumerate(envs):
-        reset(env, seed)
-    elapsed = time.perf_counter() - t0
-    gc.collect()
-    out: dict[str, Any] = {"k": k, "reset_s": elapsed, "rss_delta": _statm_rss() - base_rss}
-    if use_tracemalloc:
-        held = tracemalloc.get_traced_memory()[0]
-        snap1 = tracemalloc.take_snapshot()
-
-        def where(frame: Any) -> str:
-            name = frame.filename.split("site-packages/")[-1].split("/src/")[-1]
-            return f"{name}:{frame.lineno}"
-
-        out["top"] = []
-        for stat in snap1.compare_to(snap0, "traceback")[:6]:
-            frames = list(stat.traceback)  # oldest call first
-            label = where(frames[-1])
-            ours = [f for f in frames if "inbox_triage" in f.filename]
-            if ours and ours[-1] is not frames[-1]:
-                label += f" (from {where(ours[-1])})"
-            out["top"].append(f"{stat.size_diff / k / 1024:6.1f} KB/session  {label}")
-        del envs
-        gc.collect()
-        after_close = tracemalloc.get_traced_memory()[0]
-        out["traced_delta"] = held - base_traced
-        out["freed_on_close"] = held - after_close
-        out["kept_after_close"] = after_close - base_traced
-        tracemalloc.stop()
-    return out
-
-
-def run_inproc_memory(k: int, use_tracemalloc: bool, timeout_s: float) -> dict[str, Any]:
-    cmd = [sys.executable, os.path.abspath(__file__), "--inproc-memory", str(k)]
-    if use_tracemalloc:
-        cmd.append("--tracemalloc")
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=die_with_parent,
+        ],
+        log_prefix=f"bench_server_{which}_",
+        health_path="/health",
+        timeout_s=30.0,
+        poll_s=0.05,
     )
-    CHILDREN.append(proc)
-    try:
-        out, err = proc.communicate(timeout=timeout_s)
-    finally:
-        stop(proc)
-    if proc.returncode != 0:
-        raise RuntimeError(f"in-process memory run failed:\n{err[-2000:]}")
-    return json.loads(out.strip().splitlines()[-1])
 
 
-async def hold_sessions(server: Server, k: int, batch: int, max_s: float) -> dict[str, Any]:
-    """Opens ``k`` WebSocket sessions (reset, then idle) and reads the server's RSS."""
-    from openenv.core.generic_client import GenericEnvClient
-
-    def reset_kwargs(seed: int) -> dict[str, Any]:
-        if server.name == "ours":
-            return {"task": "triage/generated", "size": 12, "seed": seed}
-        return {"seed": seed}
-
-    # Warm the server up (imports, caches) with one session outside the measured range.
-    async with GenericEnvClient(base_url=server.url) as warm:
-        await warm.reset(**reset_kwargs(10_000_000))
-    await asyncio.sleep(0.3)
-    rss0, threads0 = server.rss_bytes(), server.threads()
-    envs = [GenericEnvClient(base_url=server.url, message_timeout_s=30.0) for _ in range(k)]
-    opened = 0
-    deadline = time.perf_counter() + max_s
-    try:
-        for lo in range(0, k, batch):
-            if time.perf_counter() > deadline:
-                break
-            group = envs[lo : lo + batch]
-            await asyncio.gather(*(e.connect() for e in group))
-            await asyncio.gather(*(e.reset(**reset_kwargs(lo + j)) for j, e in enumerate(group)))
-            opened += len(group)
-        await asyncio.sleep(0.5)
-        rss1, threads1 = server.rss_bytes(), server.threads()
-    finally:
-        await asyncio.gather(*(e.close() for e in envs), return_exceptions=True)
-    await asyncio.sleep(0.5)
-    return {
-        "k": opened,
-        "rss_delta": rss1 - rss0,
-        "rss_after_close_delta": server.rss_bytes() - rss0,
-        "threads": threads1 - threads0,
-    }
-
-
-async def play_many(server: Server, k: int, batch: int, max_s: float) -> dict[str, Any]:
-    """Opens ``k`` sessions, resets each on its own inbox, then plays them all at once: one
-    decision per email (the vocabulary's first values), then finish."""
-    from openenv.core.generic_client import GenericEnvClient
-
-    async with GenericEnvClient(base_url=server.url) as warm:  # imports and caches
-        await warm.reset(task="triage/generated", size=12, seed=10_000_000)
-    await asyncio.sleep(0.3)
-    rss0, threads0 = server.rss_bytes(), server.threads()
-    errors: list[str] = []
-    envs = [GenericEnvClient(base_url=server.url, message_timeout_s=60.0) for _ in range(k)]
-    firsts: list[Any] = [None] * k
-    deadline = time.perf_counter() + max_s
-
-    async def open_one(i: int) -> None:
-        try:
-            await envs[i].connect()
-            firsts[i] = await envs[i].reset(task="triage/generated", size=12, seed=i)
-        except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the run
-            errors.append(f"session {i} open/reset: {type(exc).__name__}: {exc}"[:200])
-
-    async def play(i: int) -> int:
-        result, steps = firsts[i], 0
-        if result is None:
-            return 0
-        vocabulary = result.observation["vocabulary"]
-        try:
-            while not result.done and time.perf_counter() < deadline:
-                email = result.observation.get("current_email")
-                action = (
-                    {"action_type": "finish"}
-                    if email is None
-                    else {
-                        "email_id": email["email_id"],
-                        "priority": vocabulary["priorities"][0],
-                        "category": vocabulary["categories"][0],
-                        "route_to": next(
-                            q
-                            for q in vocabulary["queues"]
-                            if result.observation["team_queue_remaining"].get(q, 1) > 0
-                        ),
-                    }
-                )
-                result = await envs[i].step(action)
-                steps += 1
-            if not result.done:
-                errors.append(f"session {i}: not finished in time")
-        except Exception as exc:  # noqa: BLE001
-            errors.append(f"session {i} step: {type(exc).__name__}: {exc}"[:200])
-        return steps if result.done else -1
-
-    opened = 0
-    try:
-        for lo in range(0, k, batch):
-            await asyncio.gather(*(open_one(i) for i in range(lo, min(k, lo + batch))))
-        opened = sum(1 for f in firsts if f is not None)
-        await asyncio.sleep(0.5)
-        rss_open = server.rss_bytes() - rss0
-        t0 = time.perf_counter()
-        played = await asyncio.gather(*(play(i) for i in range(k)))
-        play_s = time.perf_counter() - t0
-        rss_played, threads = server.rss_bytes() - rss0, server.threads() - threads0
-    finally:
-        await asyncio.gather(*(e.close() for e in envs), return_exceptions=True)
-    return {
-        "opened": opened,
-        "finished": sum(1 for n in played if n > 0),
-        "steps": sum(n for n in played if n > 0),
-        "play_s": play_s,
-        "rss_open": rss_open,
-        "rss_played": rss_played,
-        "threads": threads,
-        "errors": errors,
-    }
-
-
-# ----------------------------------------------------------------------------- profile
-def profile_round_trip(n: int) -> None:
-    """The server-side work of a round trip as OpenEnv's /ws handler does it (message parse,
-    env call, serialize_observation, response model, JSON), in one thread, for both apps."""
-    import cProfile
-    import inspect
-    import io
-    import pstats
-
-    from openenv.core.env_server.serialization import deserialize_action, serialize_observation
-    from openenv.core.env_server.types import WSObservationResponse, WSResetMessage, WSStepMessage
-
-    from inbox_triage.env import InboxTriageEnv
-    from inbox_triage.models import TriageAction
-
-    def make(env: Any, action_cls: type, reset_kwargs: dict, action: dict):
-        reset_msg = json.dumps({"type": "reset", "data": reset_kwargs})
-        step_msg = json.dumps({"type": "step", "data": action})
-
-        def trip() -> int:
-            msg = WSResetMessage(**json.loads(reset_msg))
-            sig = inspect.signature(env.reset)
-            has_kw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
-            kwargs = {k: v for k, v in msg.data.items() if k in sig.parameters or has_kw}
-            obs = env.reset(**kwargs)
-            a = WSObservationResponse(data=serialize_observation(obs)).model_dump_json()
-            smsg = WSStepMessage(**json.loads(step_msg))
-            obs = env.step(deserialize_action(smsg.data, action_cls))
-            b = WSObservationResponse(data=serialize_observation(obs)).model_dump_json()
-            return len(a) + len(b)
-
-        return trip
-
-    ours = make(InboxTriageEnv(), TriageAction, {"task": OUR_TASK}, OUR_ACTION)
-    echo = make(EchoEnvironment(), EchoAction, {}, ECHO_ACTION)
-    for name, trip in (("ours", ours), ("echo", echo)):
-        for _ in range(20):
-            nbytes = trip()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            trip()
-        per = (time.perf_counter() - t0) / n
-        print(f"  {name}: {per * 1e6:8.1f} us server-side per reset+step, {nbytes} bytes sent")
-
-    # The parts of ours, separately.
-    env = InboxTriageEnv()
-    parts: dict[str, list[float]] = {"env.reset": [], "env.step": [], "serialize+dump": []}
-    for _ in range(n):
-        t = time.perf_counter()
-        obs = env.reset(task=OUR_TASK)
-        parts["env.reset"].append(time.perf_counter() - t)
-        t = time.perf_counter()
-        WSObservationResponse(data=serialize_observation(obs)).model_dump_json()
-        parts["serialize+dump"].append(time.perf_counter() - t)
-        t = time.perf_counter()
-        obs = env.step(TriageAction.model_validate(OUR_ACTION))
-        parts["env.step"].append(time.perf_counter() - t)
-        t = time.perf_counter()
-        WSObservationResponse(data=serialize_observation(obs)).model_dump_json()
-        parts["serialize+dump"].append(time.perf_counter() - t)
-    for name, ts in parts.items():
-        total = sum(ts) / n
-        print(
-            f"  ours {name:15s} {total * 1e6:8.1f} us per round trip (median call "
-            f"{statistics.median(ts) * 1e6:.1f} us)"
-        )
-
-    prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(n):
-        ours()
-    prof.disable()
-    buf = io.StringIO()
-    pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(25)
-    print(f"  cProfile of {n} server-side round trips of ours, by cumulative time:")
-    for line in buf.getvalue().splitlines():
-        if line.strip():
-            print("    " + line.replace(sys.prefix, "<venv>"))
+def worth_a_look(srv: Server) -> list[str]:
+    """The server's log lines worth a look, each marked with the server it came from."""
+    return [f"{srv.name} server log: {ln}" for ln in srv.log_problems(LOG_KEYS)]
 
 
 # ----------------------------------------------------------------------------- main
@@ -676,7 +225,7 @@ def main() -> int:
                 f"(reset + step), {args.runs} alternating runs per server"
             )
             for name in ("ours", "echo"):
-                servers[name] = start_server(name, max_sessions=64)
+                servers[name] = start(name, max_sessions=64)
                 print(
                     f"  {name} server up on port {servers[name].port} "
                     f"(pid {servers[name].proc.pid}, {servers[name].started_s:.1f} s to start)"
@@ -702,8 +251,8 @@ def main() -> int:
                 f"{', '.join(f'{r:.3f}' for r in s['pair_ratios'])})   "
                 f"target >= {RATIO_TARGET:.2f}: {verdict}"
             )
-            for name, srv in servers.items():
-                problems += [f"{name} server log: {ln}" for ln in srv.log_problems()]
+            for srv in servers.values():
+                problems += worth_a_look(srv)
                 stop(srv.proc)
             servers.clear()
 
@@ -713,8 +262,8 @@ def main() -> int:
                 f"\n2. Memory per idle session: K={k} sessions, "
                 "reset(task='triage/generated', size=12, seed=i)"
             )
-            tm = run_inproc_memory(k, True, timeout_s=60)
-            rs = run_inproc_memory(k, False, timeout_s=60)
+            tm = run_inproc_memory(os.path.abspath(__file__), k, True, timeout_s=60)
+            rs = run_inproc_memory(os.path.abspath(__file__), k, False, timeout_s=60)
             per_tm = tm["traced_delta"] / k / 1024
             per_rss = rs["rss_delta"] / k / 1024
             print(
@@ -733,13 +282,13 @@ def main() -> int:
                 print(f"    {line}")
             per_server: dict[str, float] = {}
             for name in ("ours", "echo"):
-                srv = start_server(name, max_sessions=k + 8)
+                srv = start(name, max_sessions=k + 8)
                 servers[name] = srv
                 try:
                     m = asyncio.run(hold_sessions(srv, k, args.batch, max_s=60.0))
                     m2 = asyncio.run(hold_sessions(srv, k, args.batch, max_s=60.0))
                 finally:
-                    problems += [f"{name} server log: {ln}" for ln in srv.log_problems()]
+                    problems += worth_a_look(srv)
                     stop(srv.proc)
                     servers.pop(name, None)
                 per_server[name] = m["rss_delta"] / m["k"] / 1024
@@ -776,12 +325,12 @@ def main() -> int:
                 f"\n3. Scale: {k} WebSocket sessions open at once, each playing a 12-email "
                 "generated inbox to the end"
             )
-            srv = start_server("ours", max_sessions=k + 8)
+            srv = start("ours", max_sessions=k + 8)
             servers["ours"] = srv
             try:
                 c = asyncio.run(play_many(srv, k, args.batch, max_s=240.0))
             finally:
-                problems += [f"ours server log: {ln}" for ln in srv.log_problems()]
+                problems += worth_a_look(srv)
                 stop(srv.proc)
                 servers.pop("ours", None)
             print(
@@ -802,7 +351,7 @@ def main() -> int:
 
         if args.profile:
             print(f"\n4. Profile: {args.profile} server-side round trips, in-process")
-            profile_round_trip(args.profile)
+            profile_round_trip(args.profile, EchoEnvironment(), EchoAction)
     finally:
         for srv in list(servers.values()):
             stop(srv.proc)
