@@ -65,20 +65,20 @@ def start_episode(page: Any, task: str, seed: int = 0, **setup: str) -> None:
     for name, value in setup.items():  # split, difficulty
         page.select_option(f"#setup-{name}", value)
     page.fill("#setup-seed", str(seed))
-    answers = _answers(page)
+    answers = answers_seen(page)
     page.click("#start-button")
-    _wait_answer(page, answers)
+    wait_answer(page, answers)
     if page.is_visible("#replace-confirm"):
-        answers = _answers(page)
+        answers = answers_seen(page)
         page.click("#replace-yes")
-        _wait_answer(page, answers)
+        wait_answer(page, answers)
 
 
-def _answers(page: Any) -> int:
+def answers_seen(page: Any) -> int:
     return int(page.evaluate("Number(document.body.dataset.answers || 0)"))
 
 
-def _wait_answer(page: Any, before: int) -> None:
+def wait_answer(page: Any, before: int) -> None:
     page.wait_for_function(
         "n => Number(document.body.dataset.answers || 0) > n && !document.body.dataset.busy",
         arg=before,
@@ -96,7 +96,7 @@ def steps_taken(page: Any) -> int:
 def act(page: Any, action_type: str | None = None, **fields: str) -> None:
     """Fills the action form (selects by value, text by typing) and submits it with Enter
     on the button, then waits for the step's answer."""
-    before = _answers(page)
+    before = answers_seen(page)
     if action_type is not None:
         page.select_option("#action-type", action_type)
     for name, value in fields.items():
@@ -110,7 +110,7 @@ def act(page: Any, action_type: str | None = None, **fields: str) -> None:
             target.fill(value)
     page.focus("#act-button")
     page.keyboard.press("Enter")
-    _wait_answer(page, before)
+    wait_answer(page, before)
 
 
 def play_triage_by_keys(page: Any, limit: int = 40) -> None:

@@ -373,6 +373,10 @@ def test_runs_added_while_the_server_runs_are_listed(runs, tmp_path):
     listed = client.get("/web/api/episodes").json()
     assert listed["runs"] == ["both", "later"]
     assert any(e["run"] == "later" for e in listed["episodes"])
+    shutil.rmtree(root / "later")  # a run deleted meanwhile leaves the list, with no error
+    listed = client.get("/web/api/episodes")
+    assert listed.status_code == 200 and listed.json()["runs"] == ["both"]
+    assert client.get("/web/api/replay", params={"run": "later", "key": "x"}).status_code == 422
 
 
 def test_an_empty_grade_range_is_refused_not_shown_as_no_matches(client):

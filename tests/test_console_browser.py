@@ -16,6 +16,7 @@ import pytest
 from console_browser import (
     CHROMIUM,
     act,
+    answers_seen,
     chromium,
     grade_shown,
     make_runs,
@@ -25,6 +26,7 @@ from console_browser import (
     start_episode,
     steps_taken,
     take_screenshots,
+    wait_answer,
 )
 from live_server import running_server
 from test_console import edit_record
@@ -687,3 +689,42 @@ def test_length_refusals_read_alike_name_the_field_and_labels_follow_the_policy(
     )
     assert page.evaluate("document.activeElement.id") == "field-reply_draft"
     assert steps_taken(page) == 0
+
+
+def filter_once(page) -> None:
+    """Presses Filter and waits until the list's answer is shown."""
+    before = answers_seen(page)
+    page.click("#filter-button")
+    wait_answer(page, before)
+
+
+def test_a_run_added_while_the_server_runs_appears_in_the_list(page, runs):
+    import shutil
+
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    assert "late-run" not in page.inner_text("#filter-run")
+    shutil.copytree(runs / "heuristic-run", runs / "late-run")
+    try:
+        for _ in range(50):  # the server looks at its folder again every 2 s at most
+            filter_once(page)
+            if "late-run" in page.inner_text("#filter-run"):
+                break
+            page.wait_for_timeout(200)
+        assert "late-run" in page.inner_text("#filter-run")
+        page.select_option("#filter-run", "late-run")
+        page.click("#filter-button")
+        page.wait_for_function(
+            "[...document.querySelectorAll('#runs-table tbody tr')]"
+            ".every(r => r.cells[1].textContent === 'late-run')"
+        )
+        assert page.locator("#runs-table tbody tr").count() == 2
+    finally:
+        shutil.rmtree(runs / "late-run")
+    for _ in range(50):  # one that goes away leaves the list, even while it is the filter
+        page.wait_for_timeout(200)
+        filter_once(page)
+        if "late-run" not in page.inner_text("#filter-run"):
+            break
+    assert "late-run" not in page.inner_text("#filter-run")
+    assert "run is not a run this server shows" in page.inner_text("#notice")

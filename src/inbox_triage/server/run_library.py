@@ -4,7 +4,8 @@ A request names a run by the name listed here and an episode by its key, never b
 nothing a visitor sends opens a file. A folder given is either a run (it holds
 ``episodes.jsonl``) or a folder of runs (``runs/``); its records are read again when the file
 has grown, so ``inbox-triage view`` follows a run still in progress, and a folder of runs is
-looked at again (at most every ``RESCAN_S``), so runs added while the server runs are listed.
+looked at again (at most every ``RESCAN_S``), so runs added while the server runs are listed
+and runs deleted are not.
 """
 
 from __future__ import annotations
@@ -92,11 +93,16 @@ class RunLibrary:
         return list(self._runs)
 
     def _rescan(self) -> None:
-        """Adds the runs that appeared in the folders of runs since they were last looked at."""
+        """Adds the runs that appeared in the folders of runs since they were last looked at,
+        and drops those whose folder has gone."""
         now = time.monotonic()
         if not self._parents or now - self._scanned < self.rescan_s:
             return
         self._scanned = now
+        for name in [
+            n for n, run in self._runs.items() if not (run.folder / EPISODES_FILE).exists()
+        ]:
+            del self._runs[name]
         known = {run.folder for run in self._runs.values()}
         for parent in self._parents:
             for folder in sorted(p.parent.resolve() for p in parent.glob(f"*/{EPISODES_FILE}")):

@@ -100,7 +100,7 @@ async function main() {
   $("#action-type").addEventListener("change", () => { buildActionFields(); saveDraft(); });
   $("#action-form").addEventListener("input", saveDraft);
   $("#action-form").addEventListener("change", saveDraft);
-  $("#filter-form").addEventListener("submit", loadRuns);
+  $("#filter-form").addEventListener("submit", busy(loadRuns));
   $("#mail-search").addEventListener("input", onSearch);
   $("#mail-search").addEventListener("keydown", (e) => {
     if (e.key !== "Escape") return;

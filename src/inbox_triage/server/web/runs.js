@@ -25,6 +25,10 @@ export async function loadRuns(event) {
     renderRunsTable();
     const input = { min_grade: "#filter-min", max_grade: "#filter-max", run: "#filter-run", agent: "#filter-agent", task: "#filter-task" }[e.field];
     if (input) { $(input).setAttribute("aria-invalid", "true"); $(input).focus(); }
+    const runs = answer.body && answer.body.error && answer.body.error.allowed;
+    if (e.field === "run" && Array.isArray(runs)) { // a run deleted meanwhile: offer what is left
+      put($("#filter-run"), el("option", { value: "", text: "all" }), ...runs.map((v) => el("option", { value: v, text: v })));
+    }
     return;
   }
   notice("");
