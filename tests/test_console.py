@@ -373,10 +373,13 @@ def test_runs_added_while_the_server_runs_are_listed(runs, tmp_path):
     listed = client.get("/web/api/episodes").json()
     assert listed["runs"] == ["both", "later"]
     assert any(e["run"] == "later" for e in listed["episodes"])
+    key_of_later = next(e["key"] for e in listed["episodes"] if e["run"] == "later")
+    assert client.get("/web/api/replay", params={"run": "later", "key": key_of_later}).is_success
     shutil.rmtree(root / "later")  # a run deleted meanwhile leaves the list, with no error
     listed = client.get("/web/api/episodes")
     assert listed.status_code == 200 and listed.json()["runs"] == ["both"]
-    assert client.get("/web/api/replay", params={"run": "later", "key": "x"}).status_code == 422
+    gone = client.get("/web/api/replay", params={"run": "later", "key": key_of_later})
+    assert gone.status_code == 422 and gone.json()["error"]["field"] == "run"
 
 
 def test_an_empty_grade_range_is_refused_not_shown_as_no_matches(client):
@@ -403,5 +406,11 @@ def test_limits_are_the_episodes_policy_and_setup_says_the_idle_timeout(runs):
         "text_max_chars": 8000,
         "body_max_bytes": 65536,
     }
+    # They are read from the episode's policy, not written into the page or the route.
+    env = app.state.sessions.get(sid, create=False).env
+    stricter = env.scenario.policy.model_copy(update={"summary_max_chars": 140})
+    env._scenario = env.scenario.model_copy(update={"policy": stricter})
+    assert client.get("/web/api/limits", headers=headers).json()["summary_max_chars"] == 140
     gone = client.get("/web/api/limits", headers={"X-Session-Id": "s-nobody"})
     assert gone.status_code == 404 and gone.json()["error"]["field"] == "session_id"
+    assert "s-nobody" not in gone.text  # an id the server does not know is not repeated

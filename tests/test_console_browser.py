@@ -542,9 +542,15 @@ def test_starting_another_episode_mid_episode_asks_first(page, url):
     assert steps_taken(page) == 1
     start_episode(page, "triage/easy")  # says yes this time
     assert grader(url, session)["task_id"] == "triage/easy" and steps_taken(page) == 0
+    first = page.evaluate("state.obs.task_id + state.obs.title")
+    before = answers_seen(page)
+    page.select_option("#setup-mode", "inbox")
+    page.select_option("#setup-task", "inbox/easy_password_reset")
     page.click("#start-button")  # nothing played yet: nothing to lose, nothing asked
-    page.wait_for_function("state.obs.step_count === 0 && !document.body.dataset.busy")
+    wait_answer(page, before)
     assert page.is_hidden("#replace-confirm")
+    assert grader(url, session)["task_id"] == "inbox/easy_password_reset"
+    assert page.evaluate("state.obs.task_id + state.obs.title") != first
 
 
 def test_a_session_closed_by_the_idle_timeout_is_said_in_the_status_bar_and_form(browser, runs):
@@ -728,3 +734,35 @@ def test_a_run_added_while_the_server_runs_appears_in_the_list(page, runs):
             break
     assert "late-run" not in page.inner_text("#filter-run")
     assert "run is not a run this server shows" in page.inner_text("#notice")
+
+
+def test_a_replay_answer_that_comes_late_or_a_malformed_address_leaves_no_stale_view(page):
+    heuristic_runs_listed(page)
+    href = page.locator("#runs-table tbody a").first.get_attribute("href")
+    # Asked for, then left at once for an address that names no episode: the late answer
+    # must not draw its panes under the new address.
+    page.evaluate(f"location.hash = '{href}'; setTimeout(() => location.hash = '#/replay/x', 0)")
+    page.wait_for_selector("#replay-panes .refused")
+    page.wait_for_load_state("networkidle")
+    assert page.locator("#replay-panes .pane").count() == 0
+    assert page.locator("#replay-strip .cell").count() == 0
+    assert "names no episode" in page.inner_text("#replay-panes")
+    page.goto(page.url.split("#")[0] + href)  # a real one, then one that does not decode
+    page.wait_for_selector("#replay-panes .pane")
+    page.evaluate("location.hash = '#/replay/%E0%A4/x'")
+    page.wait_for_selector("#replay-panes .refused")
+    assert "not a well-formed address" in page.inner_text("#replay-panes")
+    assert page.locator("#replay-strip .cell").count() == 0  # (and nothing was thrown)
+
+
+def test_counts_are_in_characters_and_browsing_runs_does_not_hide_an_idle_session(page):
+    start_episode(page, "triage/easy")
+    page.fill("#field-summary", "Café ✓ 😀😀")  # two characters the page once counted as four
+    assert page.inner_text("#field-summary-count").startswith("9 of 280 characters")
+    used = page.evaluate("state.lastUsed")
+    page.goto(page.url.split("#")[0] + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr")
+    filter_once(page)
+    # Browsing the runs does not touch the session on the server, so it must not restart the
+    # page's idle count either (else a gone session would look open on coming back).
+    assert page.evaluate("state.lastUsed") == used

@@ -249,7 +249,7 @@ def build_app(
     async def close_session(session_id: str) -> JSONResponse:
         SessionStore.check_id(session_id)
         if not store.close(session_id):
-            return _error(404, "session_id", f"unknown session {session_id!r}")
+            return _error(404, "session_id", "is not an open session")
         return JSONResponse({"closed": session_id})
 
     @app.get("/tasks", tags=["Tasks"], summary="Every task with its action schema and vocabulary")

@@ -232,8 +232,9 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
 
     @app.get("/web/api/limits", tags=["Console"], summary="The lengths the episode's policy sets")
     async def limits(request: Request) -> JSONResponse:
-        """What the action form counts against: the policy's summary and reply lengths (a
-        pack's policy may set its own), and what any text field or request may hold."""
+        """What the action form counts against: the summary and reply lengths of the episode's
+        own policy (the page assumes none of its own), and what any text field or request may
+        hold."""
         session_id = request.headers.get("x-session-id") or ""
         try:
             env = app.state.sessions.get(SessionStore.check_id(session_id), create=False).env

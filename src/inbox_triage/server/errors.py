@@ -238,8 +238,9 @@ class ScrubErrors:
         """Reads the whole body first (at most ``max_body`` bytes, else 413 at once), then
         runs the route on it."""
         declared = dict(scope.get("headers", [])).get(b"content-length", b"0")
-        if not declared.isdigit() or int(declared) > self.max_body:
-            await self._too_large(send)
+        stated = int(declared) if declared.isdigit() and len(declared) <= 18 else None
+        if stated is None or stated > self.max_body:
+            await self._too_large(send, stated)
             return
         chunks: list[bytes] = []
         size = 0
@@ -290,9 +291,10 @@ class ScrubErrors:
 
         await self.app(scope, replay, send_scrubbed)
 
-    async def _too_large(self, send: Send) -> None:
+    async def _too_large(self, send: Send, size: int | None = None) -> None:
+        """413, in the words of every length refusal (a chunked upload has no size to say)."""
         body = json.dumps(
-            {"error": {"field": "body", "message": too_long(self.max_body, "bytes")}}
+            {"error": {"field": "body", "message": too_long(self.max_body, "bytes", size)}}
         ).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": 413, "headers": headers})

@@ -42,7 +42,10 @@ class _Run:
             return self.records
         stamp = (stat.st_mtime_ns, stat.st_size)
         if stamp != self.stamp:
-            self.records = read_records(file)
+            try:
+                self.records = read_records(file)
+            except OSError:  # deleted between the look and the read: what was read stands
+                return self.records
             self.by_key = {r.key: r for r in self.records}
             self.stamp = stamp
         return self.records
@@ -96,12 +99,11 @@ class RunLibrary:
         """Adds the runs that appeared in the folders of runs since they were last looked at,
         and drops those whose folder has gone."""
         now = time.monotonic()
-        if not self._parents or now - self._scanned < self.rescan_s:
+        if now - self._scanned < self.rescan_s:
             return
         self._scanned = now
-        for name in [
-            n for n, run in self._runs.items() if not (run.folder / EPISODES_FILE).exists()
-        ]:
+        gone = [n for n, run in self._runs.items() if not (run.folder / EPISODES_FILE).exists()]
+        for name in gone:
             del self._runs[name]
         known = {run.folder for run in self._runs.values()}
         for parent in self._parents:

@@ -127,7 +127,7 @@ class SessionStore:
             if session is None:
                 if not create:
                     raise SessionError(
-                        404, "session_id", f"unknown session {session_id!r}; call /reset first"
+                        404, "session_id", "is not an open session; call /reset first"
                     )
                 if len(self._sessions) >= self.max_sessions:
                     raise SessionError(

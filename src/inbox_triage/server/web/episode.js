@@ -63,6 +63,7 @@ export async function resumeEpisode() {
 
 export async function takeAction(event) {
   event.preventDefault();
+  $("#replace-confirm").hidden = true; // playing on answers "keep playing"
   const action = actionFromForm();
   const long = tooLong(action);
   if (long) { showRefusal(long); return; }

@@ -5,14 +5,16 @@ import { $, el, fillSelect, put } from "./dom.js";
 import { state } from "./state.js";
 import { listedMail, mailItems } from "./mail.js";
 
-// What the episode's policy asks of free text (GET /web/api/limits: a pack's policy may set
-// its own), counted as the player writes: a summary's characters, a reply's words.
+// What the episode's policy asks of free text (GET /web/api/limits: the page reads the
+// episode's numbers), counted as the player writes: a summary's characters, a reply's words.
 const words = (text) => (text.trim() ? text.trim().split(/\s+/).length : 0);
+const chars = (text) => [...text].length; // as the server counts: code points, not UTF-16 units
 const limit = (name, fallback) => (state.limits && state.limits[name]) || fallback;
 const LIMITS = {
   summary: (t) => {
     const most = limit("summary_max_chars", 280);
-    return `${t.length} of ${most} characters${t.length > most ? ": over the policy's limit" : ""}`;
+    const n = chars(t);
+    return `${n} of ${most} characters${n > most ? ": over the policy's limit" : ""}`;
   },
   reply_draft: (t) => replyCount(t),
   response_text: (t) => replyCount(t),
@@ -40,8 +42,8 @@ const OPTIONAL = {
 export function tooLong(action) {
   const most = limit("text_max_chars", 8000);
   for (const [name, value] of Object.entries(action)) {
-    if (typeof value === "string" && value.length > most) {
-      return { field: name, message: `may be at most ${most} characters (it has ${value.length})` };
+    if (typeof value === "string" && chars(value) > most) {
+      return { field: name, message: `may be at most ${most} characters (it has ${chars(value)})` };
     }
   }
   const bytes = new TextEncoder().encode(JSON.stringify({ action })).length;

@@ -14,15 +14,22 @@ import { answerReplace, loadSetup, onModeChange, onTaskChange, startEpisode } fr
 import { compareTicked, episodeHash, loadRuns, selectRunRow, sortableRuns } from "./runs.js";
 import { openReplay, showStep } from "./replay.js";
 
+// The parts of "#/view/a/b", decoded; a part that does not decode ("%E0%A4") makes the
+// address not well-formed (null parts), said by the view rather than thrown.
 function route() {
   const hash = location.hash || "#/play";
-  const parts = hash.slice(2).split("/").map(decodeURIComponent);
+  let parts;
+  try {
+    parts = hash.slice(2).split("/").map(decodeURIComponent);
+  } catch (_) {
+    parts = [hash.slice(2).split("/")[0], null];
+  }
   const view = parts[0] === "replay" || parts[0] === "compare" ? "replay" : (parts[0] === "runs" ? "runs" : "play");
   for (const name of ["play", "runs", "replay"]) $(`#${name}-view`).hidden = name !== view;
   $("#nav-play").toggleAttribute("aria-current", view === "play");
   $("#nav-runs").toggleAttribute("aria-current", view !== "play");
   if (view === "runs") loadRuns();
-  if (view === "replay") openReplay(parts.slice(1));
+  if (view === "replay") openReplay(parts.includes(null) ? null : parts.slice(1));
 }
 
 function typing(target) {

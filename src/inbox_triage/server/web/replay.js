@@ -49,17 +49,26 @@ function clearReplay() {
   for (const control of document.querySelectorAll(".replay-controls button, .replay-controls input")) control.disabled = true;
 }
 
+// Each opening is numbered: an answer that arrives after another replay was asked for (a slow
+// re-simulation, a new address) is dropped, so only the last one asked for is drawn.
+let opening = 0;
+
 export async function openReplay(parts) {
+  const mine = ++opening;
   clearReplay();
   put($("#replay-panes"), el("p", { class: "muted", text: "Re-simulating…" }));
   let answer;
-  if (parts.length !== 2 && parts.length !== 4) {
+  if (parts === null) {
+    answer = { ok: false, body: { error: { field: "address", message: "is not a well-formed address" } } };
+  } else if (parts.length !== 2 && parts.length !== 4) {
     answer = { ok: false, body: { error: { field: "address", message: "names no episode (#/replay/RUN/KEY or #/compare/RUN/KEY/RUN/KEY)" } } };
   } else if (parts.length === 2) {
     answer = await api(`/web/api/replay?${new URLSearchParams({ run: parts[0], key: parts[1] })}`);
+    if (mine !== opening) return;
     if (answer.ok) state.replay = { a: answer.body, b: null, differs: null };
   } else {
     answer = await api(`/web/api/compare?${new URLSearchParams({ a_run: parts[0], a_key: parts[1], b_run: parts[2], b_key: parts[3] })}`);
+    if (mine !== opening) return;
     if (answer.ok) state.replay = { a: answer.body.a, b: answer.body.b, differs: answer.body.first_difference };
   }
   if (!answer.ok) {

@@ -69,7 +69,8 @@ export function answerReplace(yes) {
   $("#replace-confirm").hidden = true;
   if (!yes) { $("#start-button").focus(); return; }
   state.replacing = true;
-  $("#setup-form").requestSubmit();
+  $("#setup-form").requestSubmit(); // its handler reads the flag before it awaits anything
+  state.replacing = false; // and a form that did not submit (a bad seed) leaves no yes behind
 }
 
 export async function startEpisode(event) {

@@ -42,10 +42,14 @@ export function kept(key) {
   try { return JSON.parse(sessionStorage.getItem(key)); } catch (_) { return null; }
 }
 
+// The routes that keep a session alive on the server (its idle clock restarts): browsing the
+// runs or a replay does not, so it must not restart the page's own count either.
+const TOUCHES_SESSION = ["/reset", "/step", "/state", "/grader", "/web/api/resume", "/web/api/limits"];
+
 export async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
   if (state.session) headers["X-Session-Id"] = state.session;
-  if (state.session) state.lastUsed = Date.now();
+  if (state.session && TOUCHES_SESSION.some((route) => path.startsWith(route))) state.lastUsed = Date.now();
   let response;
   try {
     response = await fetch(path, { ...options, headers });
