@@ -21,6 +21,7 @@ from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
+from inbox_triage.domain import Policy
 from inbox_triage.evaluation.replay import (
     RECORD_FIELDS,
     Replay,
@@ -35,26 +36,18 @@ from inbox_triage.server.errors import error_response
 from inbox_triage.server.run_library import RunLibrary
 from inbox_triage.server.sessions import SESSION_ID, SessionError, SessionStore
 
+WEB = files("inbox_triage.server") / "web"
+# The fixed set, made once at import: the page, its style sheet and every ES module beside them.
 ASSET_TYPES = {
     "index.html": "text/html; charset=utf-8",
     "console.css": "text/css; charset=utf-8",
-    "main.js": "text/javascript; charset=utf-8",
-    "dom.js": "text/javascript; charset=utf-8",
-    "state.js": "text/javascript; charset=utf-8",
-    "session.js": "text/javascript; charset=utf-8",
-    "setup.js": "text/javascript; charset=utf-8",
-    "episode.js": "text/javascript; charset=utf-8",
-    "mail.js": "text/javascript; charset=utf-8",
-    "inbox.js": "text/javascript; charset=utf-8",
-    "policy.js": "text/javascript; charset=utf-8",
-    "form.js": "text/javascript; charset=utf-8",
-    "grade.js": "text/javascript; charset=utf-8",
-    "runs.js": "text/javascript; charset=utf-8",
-    "replay.js": "text/javascript; charset=utf-8",
+    **{
+        entry.name: "text/javascript; charset=utf-8"
+        for entry in sorted(WEB.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".js")
+    },
 }
-ASSETS: dict[str, bytes] = {
-    name: (files("inbox_triage.server") / "web" / name).read_bytes() for name in ASSET_TYPES
-}
+ASSETS: dict[str, bytes] = {name: (WEB / name).read_bytes() for name in ASSET_TYPES}
 # Which vocabulary list offers the values of each action field (for the action form).
 FIELD_VOCABULARY = {
     "priority": "priorities",
@@ -164,7 +157,7 @@ class _Refused(Exception):
         self.field, self.message, self.allowed = field, message, allowed
 
 
-def policy_limits(policy: Any, max_body: int) -> dict[str, int]:
+def policy_limits(policy: Policy, max_body: int) -> dict[str, int]:
     """The lengths a player is held to, from the episode's policy, the wire model and the
     server's request limit."""
     return {
@@ -216,16 +209,21 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
             return error_response(404, "session_id", "is not an open session")
         return Response(status_code=204)
 
+    def tab_episode(request: Request, back: bool = False) -> tuple[str, Any]:
+        """The id and environment of the tab's session (``X-Session-Id``), once an episode has
+        started there; ``back`` undoes a pending leave. A ``SessionError`` otherwise, which
+        the app answers with its status and field."""
+        session_id = SessionStore.check_id(request.headers.get("x-session-id") or "")
+        store = app.state.sessions
+        env = (store.come_back(session_id) if back else store.get(session_id, create=False)).env
+        if env.scenario is None:
+            raise SessionError(409, "episode", "has not started in this session")
+        return session_id, env
+
     @app.get("/web/api/resume", tags=["Console"], summary="The session's episode, to come back to")
     async def resume(request: Request) -> JSONResponse:
         """What a reloaded tab needs to go on where it was: the whole current observation."""
-        session_id = request.headers.get("x-session-id") or ""
-        try:
-            env = app.state.sessions.come_back(SessionStore.check_id(session_id)).env
-        except SessionError as exc:
-            return error_response(exc.status, exc.field, exc.message)
-        if env.scenario is None:
-            return error_response(409, "episode", "has not started in this session")
+        session_id, env = tab_episode(request, back=True)
         observation = env.full_view("Welcome back: the episode goes on where you left it.")
         data = observation.model_dump(exclude={"reward", "done"})
         return JSONResponse({"observation": data, "done": env.done, "session_id": session_id})
@@ -235,13 +233,7 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
         """What the action form counts against: the summary and reply lengths of the episode's
         own policy (the page assumes none of its own), and what any text field or request may
         hold."""
-        session_id = request.headers.get("x-session-id") or ""
-        try:
-            env = app.state.sessions.get(SessionStore.check_id(session_id), create=False).env
-        except SessionError as exc:
-            return error_response(exc.status, exc.field, exc.message)
-        if env.scenario is None:
-            return error_response(409, "episode", "has not started in this session")
+        _, env = tab_episode(request)
         limits = policy_limits(env.scenario.policy, app.state.max_body)
         return JSONResponse(limits, headers=NO_STORE)
 

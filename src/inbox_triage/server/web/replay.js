@@ -46,7 +46,11 @@ function clearReplay() {
   put($("#replay-transcripts"));
   $("#replay-total").textContent = "0";
   for (const id of ["#replay-step", "#replay-slider"]) { $(id).value = "0"; $(id).max = "0"; }
-  for (const control of document.querySelectorAll(".replay-controls button, .replay-controls input")) control.disabled = true;
+  replayControls(false);
+}
+
+function replayControls(on) {
+  for (const control of document.querySelectorAll(".replay-controls button, .replay-controls input")) control.disabled = !on;
 }
 
 // Each opening is numbered: an answer that arrives after another replay was asked for (a slow
@@ -78,7 +82,7 @@ export async function openReplay(parts) {
       el("p", {}, el("a", { href: "#/runs", text: "Back to the runs list" })));
     return;
   }
-  for (const control of document.querySelectorAll(".replay-controls button, .replay-controls input")) control.disabled = false;
+  replayControls(true);
   $("#replay-title").textContent = parts.length === 2 ? "Replay" : "Compare";
   const r = state.replay;
   r.total = Math.max(r.a.steps.length, r.b ? r.b.steps.length : 0);

@@ -1,8 +1,10 @@
 // The runs list: evaluated episodes filtered, sorted by any column, opened for replay, and two
 // ticked for comparison.
 
-import { $, el, fmt, notice, put } from "./dom.js";
+import { $, el, fillSelect, fmt, notice, put } from "./dom.js";
 import { api, describeError, state } from "./state.js";
+
+const ALL = { "": "all" }; // each filter's first choice, which filters nothing
 
 export function episodeHash(row) {
   return `#/replay/${encodeURIComponent(row.run)}/${encodeURIComponent(row.key)}`;
@@ -27,7 +29,7 @@ export async function loadRuns(event) {
     if (input) { $(input).setAttribute("aria-invalid", "true"); $(input).focus(); }
     const runs = answer.body && answer.body.error && answer.body.error.allowed;
     if (e.field === "run" && Array.isArray(runs)) { // a run deleted meanwhile: offer what is left
-      put($("#filter-run"), el("option", { value: "", text: "all" }), ...runs.map((v) => el("option", { value: v, text: v })));
+      fillSelect($("#filter-run"), ["", ...runs], ALL);
     }
     return;
   }
@@ -37,7 +39,7 @@ export async function loadRuns(event) {
   for (const [sel, values] of [["#filter-run", data.runs], ["#filter-agent", data.agents], ["#filter-task", data.tasks]]) {
     const select = $(sel);
     const before = select.value;
-    put(select, el("option", { value: "", text: "all" }), ...values.map((v) => el("option", { value: v, text: v })));
+    fillSelect(select, ["", ...values], ALL);
     select.value = values.includes(before) ? before : "";
   }
   state.runsRows = data.episodes;
