@@ -258,9 +258,20 @@ def parse_tool_call(text: str) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ the observation as text
+KNOWN_AS_WORDS = {
+    "colleague": "colleague",
+    "vendor": "known vendor",
+    "unknown": "not in our records",
+}
+
+
 def who_wrote(email: Mapping[str, Any]) -> str:
-    """The sender as the prompt names them: a tier's customer ("premium customer"), or their
-    role where the inbox says they are not a customer (a journalist is no "standard customer")."""
+    """The sender as the prompt names them: what the inbox's records say (a tier's customer,
+    "premium customer"; a colleague; a known vendor; "not in our records"), or, in generator
+    v2's scenarios, the role they show (which gives answers away)."""
+    known = email.get("sender_known_as")
+    if known in KNOWN_AS_WORDS:
+        return KNOWN_AS_WORDS[known]
     role = email.get("sender_role")
     if role and role != "customer":
         return str(role).replace("_", " ")
@@ -290,7 +301,7 @@ def _ticket(o: Mapping[str, Any], answers_from: int) -> str:
     new = (o.get("customer_messages") or [])[answers_from:]
     return (
         f"Ticket {o.get('ticket_id')} from {o.get('customer_name')} "
-        f"({o.get('customer_tier')} customer)\nSubject: {o.get('title')}\n\n"
+        f"({who_wrote(o)})\nSubject: {o.get('title')}\n\n"
         f"{str(o.get('customer_message') or '').strip()[:BODY_CHARS]}{_answers(new)}\n\n"
         f"{o.get('steps_remaining')} actions left."
     )
@@ -306,8 +317,8 @@ def _inbox(o: Mapping[str, Any], answers_from: int) -> str:
             continue
         answers = " ".join(str(m.get("body", "")) for m in t.get("customer_messages") or [])
         lines.append(
-            f"\n{t.get('ticket_id')} [{t.get('status')}] {t.get('customer_tier')} "
-            f"{t.get('customer_name')}: {t.get('subject')}\n"
+            f"\n{t.get('ticket_id')} [{t.get('status')}] {t.get('customer_name')} "
+            f"({who_wrote(t)}): {t.get('subject')}\n"
             f"{str(t.get('message', '')).strip()[: BODY_CHARS // 2]}"
             + (f"\nThe customer answered: {answers[: BODY_CHARS // 2]}" if answers else "")
         )

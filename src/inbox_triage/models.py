@@ -103,6 +103,11 @@ class TriageObservation(Observation):
     customer_tier: str | None = None
     customer_name: str | None = None
     customer_account: str | None = None
+    sender_known_as: str | None = Field(
+        default=None,
+        description="what the inbox's records say of the sender: customer, colleague, vendor "
+        "or unknown (as in triage and inbox mode's mail)",
+    )
     customer_message: str | None = None
     priority: str | None = None
     routed_team: str | None = None

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from inbox_triage.agents.base import ActionDict, Observation, compose_reply
-from inbox_triage.agents.planning import Item, PlanningAgent, item_text
+from inbox_triage.agents.planning import Item, PlanningAgent, by_policy, item_text
 
 # Checked in this order: the first situation whose keywords match wins.
 SITUATIONS: list[tuple[str, tuple[str, ...]]] = [
@@ -228,14 +228,19 @@ def fit_to_vocabulary(plan: list[ActionDict], vocabulary: dict[str, Any]) -> lis
     return fitted
 
 
-def avoid_full_queues(plan: list[ActionDict], obs: Observation) -> list[ActionDict]:
-    """Sends work meant for a full queue to the first queue with room."""
+def avoid_full_queues(
+    plan: list[ActionDict], obs: Observation, routed: str | None = None
+) -> list[ActionDict]:
+    """Follows the policy's queue and budget rules (``by_policy``); where the inbox names no
+    overflow queue, work meant for a full queue goes to the first queue with room."""
+    plan = by_policy(plan, obs, routed)
     remaining = obs.get("team_queue_remaining") or {}
     open_queues = [q for q in obs["vocabulary"]["queues"] if remaining.get(q, 1) > 0]
     out = []
     for action in plan:
         for field in ("route_to", "queue"):
-            if remaining.get(action.get(field), 1) <= 0 and open_queues:
+            queue = action.get(field)
+            if queue != routed and remaining.get(queue, 1) <= 0 and open_queues:
                 action = {**action, field: open_queues[0]}
         out.append(action)
     return out
@@ -259,7 +264,7 @@ class HeuristicAgent(PlanningAgent):
             plan = self._ticket(item, obs)
         else:
             plan = self._inbox(item)
-        return avoid_full_queues(fit_to_vocabulary(plan, obs["vocabulary"]), obs)
+        return avoid_full_queues(fit_to_vocabulary(plan, obs["vocabulary"]), obs, item["queue"])
 
     def _triage(self, item: Item, obs: Observation) -> ActionDict:
         text = item_text(item)

@@ -6,8 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from inbox_triage.agents.base import ActionDict, Observation, compose_reply
-from inbox_triage.agents.planning import Item, PlanningAgent
+from inbox_triage.agents.planning import Item, PlanningAgent, by_policy
 from inbox_triage.domain import Engine, Scenario, Truth
+from inbox_triage.domain.clock import worsened
 
 
 def truth_reply(first_name: str, truth: Truth) -> str | None:
@@ -118,7 +119,12 @@ class TruthPlayer(PlanningAgent):
         truth = self.truth_of(item)
         if truth is None or item["done"] and obs["mode"] == "triage":
             return []
-        plan = truth_plan(obs["mode"], item["id"], (item["name"] or "").split(" ")[0], truth)
+        first = (item["name"] or "").split(" ")[0]
+        if truth.sentiment is not None:  # kept waiting or let down, the customer sours
+            soured = sum(1 for m in item["messages"] if m["kind"] in ("follow_up", "reopen"))
+            truth = truth.model_copy(update={"sentiment": worsened(truth.sentiment, soured)})
+        plan = truth_plan(obs["mode"], item["id"], first, truth)
+        plan = by_policy(plan, obs, routed=item["queue"])
         answered = any(m["kind"] == "reply" for m in item["messages"])
         if obs["mode"] == "ticket" and truth.needs_info and not answered:
             # A ticket is closed only with the evidence in hand: wait for the answer.

@@ -33,6 +33,7 @@ def visible_items(obs: Observation) -> list[Item]:
                 "sla_deadline": e["sla_deadline"],
                 "messages": e["customer_messages"],
                 "done": e["processed"],
+                "queue": None,
             }
             for e in obs["inbox"] or []
         ]
@@ -49,6 +50,7 @@ def visible_items(obs: Observation) -> list[Item]:
                 "sla_deadline": t["sla_deadline"],
                 "messages": t["customer_messages"],
                 "done": t["resolution_code"] is not None,
+                "queue": t["queue"],
             }
             for t in obs["tickets"] or []
         ]
@@ -66,8 +68,37 @@ def visible_items(obs: Observation) -> list[Item]:
             "sla_deadline": None,
             "messages": obs["customer_messages"] or [],
             "done": False,
+            "queue": obs.get("routed_team"),
         }
     ]
+
+
+def by_policy(
+    plan: list[ActionDict], obs: Observation, routed: str | None = None
+) -> list[ActionDict]:
+    """A plan as the policy's budget and queue rules have it now: work meant for a full queue
+    (other than the one the ticket is in, ``routed``) goes to the overflow queue (Q1) where
+    the inbox has one, and once the escalation budget is spent nothing is flagged or
+    escalated (E1)."""
+    room = obs.get("team_queue_remaining") or {}
+    overflow = (obs.get("vocabulary") or {}).get("overflow_queue")
+    budget = obs.get("escalation_budget_remaining")
+    out: list[ActionDict] = []
+    for action in plan:
+        for field in ("route_to", "queue"):
+            queue = action.get(field)
+            if queue is None or not overflow:
+                continue
+            # Full, or the ticket already waits in the overflow queue: it stays there.
+            if routed == overflow or (queue != routed and room.get(queue, 1) <= 0):
+                action = {**action, field: overflow}
+        if budget is not None and budget <= 0:
+            if action.get("flag_review"):
+                action = {**action, "flag_review": False}
+            if action.get("action_type") == "escalate_ticket":
+                continue
+        out.append(action)
+    return out
 
 
 def item_text(item: Item) -> str:

@@ -91,15 +91,25 @@ class Clock:
         self.log("customer_" + ("replied" if kind == "reply" else kind), work.ticket_id, body[:80])
 
     def _worsen_mood(self, work: TicketWork) -> None:
-        ladder = ("positive", "neutral", "frustrated", "angry")
-        if work.mood in ladder and work.mood != ladder[-1]:
-            work.mood = ladder[ladder.index(work.mood) + 1]
+        work.mood = worsened(work.mood)
+
+    def _chases(self, ticket: Ticket, work: TicketWork) -> bool:
+        """Whether the customer chases now: by their own patience (whatever the priority), or,
+        in the published scenarios, when urgent or high mail passes its true deadline."""
+        if work.followed_up or work.handled_at is not None:
+            return False
+        now = self.state.now
+        if self.scenario.settings.follow_ups == "patience":
+            due = ticket.chase_after
+            return due is not None and now > ticket.arrives_at - ticket.received_minutes_ago + due
+        if ticket.truth.priority not in ("urgent", "high"):
+            return False
+        true_deadline = self.deadline(ticket, ticket.truth.priority)
+        return true_deadline is not None and now > true_deadline
 
     def _follow_up(self, ticket_id: str) -> None:
-        """An urgent or high ticket left past its deadline gets an impatient follow-up."""
+        """An impatient customer writes again, once."""
         ticket, work = self._tickets[ticket_id], self.state.work[ticket_id]
-        if work.followed_up or ticket.truth.priority not in ("urgent", "high"):
-            return
         work.followed_up = True
         body = ticket.follow_up or _pick(self.scenario.customer_lines.follow_ups, ticket_id)
         self._customer_writes(work, self.state.now, "follow_up", body)
@@ -117,8 +127,8 @@ class Clock:
                     self.state.queue_remaining[queue] += 1
 
     def _update_sla(self) -> None:
-        """Records breaches of the deadlines the agent can see; the customer, though, chases
-        by the clock that really applies (a wrong label does not stop a follow-up)."""
+        """Records breaches of the deadlines the agent can see; the customer chases by their
+        own clock (a wrong label does not stop a follow-up)."""
         now = self.state.now
         for ticket_id in self.visible_ids():
             work = self.state.work[ticket_id]
@@ -130,9 +140,7 @@ class Clock:
             if late and ticket_id not in self.state.breached:
                 self.state.breached.add(ticket_id)
                 self.log("sla_breached", ticket_id, f"first response due at minute {deadline}")
-            ticket = self._tickets[ticket_id]
-            true_deadline = self.deadline(ticket, ticket.truth.priority)
-            if handled is None and true_deadline is not None and now > true_deadline:
+            if self._chases(self._tickets[ticket_id], work):
                 self._follow_up(ticket_id)
 
     def sla_warnings(self) -> list[str]:
@@ -155,6 +163,17 @@ class Clock:
     def incident(self, kind: str, detail: str) -> None:
         self.state.incidents.append(Incident(self.state.step_count, kind, detail))
         self.log(kind, None, detail)
+
+
+MOODS = ("positive", "neutral", "frustrated", "angry")
+
+
+def worsened(mood: str | None, times: int = 1) -> str | None:
+    """A customer's mood after being kept waiting or let down ``times`` times."""
+    for _ in range(times):
+        if mood in MOODS and mood != MOODS[-1]:
+            mood = MOODS[MOODS.index(mood) + 1]
+    return mood
 
 
 def _pick(options: Sequence[str], key: str) -> str:

@@ -159,20 +159,20 @@ class Engine(Clock):
         work.decided_at[attribute] = news
         setattr(work, attribute, value)
 
-    def _news(self, work: TicketWork, attribute: str) -> int:
-        """How many customer messages bear on a decision: the answer to a request the case
-        needed bears on everything; a follow-up or a reopening only on the customer's mood."""
-        needed = self._tickets[work.ticket_id].truth.needs_info
-        return sum(
-            1
-            for m in work.messages
-            if (m.kind == "reply" and needed) or (attribute == "sentiment" and m.kind != "reply")
-        )
+    @staticmethod
+    def _news(work: TicketWork, attribute: str) -> int:
+        """How many customer messages bear on a decision: an answer to a request bears on
+        everything; a follow-up or a reopening only on the customer's mood."""
+        return sum(1 for m in work.messages if m.kind == "reply" or (attribute == "sentiment"))
 
-    def _handle(self, work: TicketWork) -> None:
-        """The first response to a ticket stops its SLA clock."""
+    def _handle(self, work: TicketWork, counts: bool = True) -> None:
+        """The first response to a ticket stops its SLA clock as the agent and the customer
+        see it; the SLA is met by the first response that ``counts`` (a request for
+        information the case did not need does not)."""
         if work.handled_at is None:
             work.handled_at = self.state.now
+        if counts and work.answered_at is None:
+            work.answered_at = self.state.now
 
     def set_priority(self, ticket_id: str, value: str | None, field: str = "priority") -> None:
         value = self.check_choice(field, value, self.org.priorities)
@@ -199,6 +199,7 @@ class Engine(Clock):
         work = self.work(ticket_id)
         remaining = self.state.queue_remaining
         if work.queue != queue:
+            work.full_when_routed = tuple(q for q, left in remaining.items() if left <= 0)
             if work.queue in remaining:  # a drain may already have freed its place
                 remaining[work.queue] = min(
                     self.state.capacity[work.queue], remaining[work.queue] + 1
@@ -257,14 +258,10 @@ class Engine(Clock):
         first_request = work.info_request is None
         work.info_request = text
         self._touch(work)
-        self._handle(work)
+        # A needless request costs what the grade says; nothing visible tells it apart.
+        self._handle(work, counts=self._tickets[ticket_id].truth.needs_info)
         asked_for_secret = self._screen(ticket_id, field, text)
         self.log("info_requested", ticket_id, text[:80])
-        if first_request and not self._tickets[ticket_id].truth.needs_info:
-            self.incident(
-                "needless_request",
-                f"{ticket_id}: the customer was asked for nothing the case needed",
-            )
         if first_request or asked_for_secret:
             reply = self._tickets[ticket_id].customer_reply
             delay = reply.delay_minutes if reply else 20

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from inbox_triage.domain.policy import Policy
 
 Mode = Literal["triage", "ticket", "inbox"]
+KnownAs = Literal["customer", "colleague", "vendor", "unknown"]
 MODES: tuple[Mode, ...] = ("triage", "ticket", "inbox")
 
 
@@ -30,8 +31,13 @@ class Customer(Frozen):
     company: str | None = None
     # Who wrote (customer, colleague, vendor, press, ...): None where the source does not say
     # (fixed tasks, packs, generator v1). Only customers' tiers are theirs; others run on the
-    # standard clock.
+    # standard clock. Shown to the agent only by generator v2's scenarios (which leak it).
     role: str | None = None
+    # What the inbox's records say of the sender, all a real inbox knows before reading:
+    # "customer" (in the customer records: name, tier, account, company), "colleague" (our own
+    # domain), "vendor" (in the vendor records) or "unknown". None where the source does not
+    # say (fixed tasks, packs, generator v1 and v2).
+    known_as: KnownAs | None = None
 
     @property
     def first_name(self) -> str:
@@ -73,6 +79,11 @@ class Truth(Frozen):
     flag_review: bool = False
     escalate_to: str | None = None
     resolution: str | None = None
+    # Whether the first response could be on time at all: an inbox can hold mail that has
+    # waited past its deadline, or more urgent mail than anyone could answer in time. The
+    # SLA component grades only deadlines the reference schedule (answering arrived mail in
+    # deadline order) meets.
+    sla_feasible: bool = True
 
 
 class CustomerReply(Frozen):
@@ -100,6 +111,9 @@ class Ticket(Frozen):
     internal_notes: tuple[str, ...] = ()
     customer_reply: CustomerReply | None = None
     follow_up: str | None = None
+    # Minutes after it was received when this customer chases an unanswered message (None:
+    # they wait), where the scenario's ``follow_ups`` setting is "patience".
+    chase_after: int | None = Field(default=None, ge=1)
     truth: Truth
 
 
@@ -132,7 +146,24 @@ class OrgProfile(Frozen):
     resolution_codes: tuple[str, ...] = ()
     escalation_targets: tuple[str, ...] = ()
     unlimited_queues: tuple[str, ...] = ()
+    # Where the policy sends work whose team's queue is full (an uncapped queue), if anywhere.
+    overflow_queue: str | None = None
+    # Each capped team's places per ten messages of a shift: the generator sizes queues from
+    # these and the difficulty, never from where an episode's mail really goes.
+    queue_places: dict[str, float] = Field(default_factory=dict)
     tiers: tuple[str, ...] = ("standard", "premium", "vip", "enterprise")
+
+    @model_validator(mode="after")
+    def _queues_known(self) -> OrgProfile:
+        if self.overflow_queue is not None and self.overflow_queue not in self.unlimited_queues:
+            raise ValueError(
+                f"overflow_queue {self.overflow_queue!r} must be one of the unlimited_queues "
+                f"{list(self.unlimited_queues)}"
+            )
+        for queue in (*self.unlimited_queues, *self.queue_places):
+            if queue not in self.queues:
+                raise ValueError(f"queue {queue!r} is not one of {list(self.queues)}")
+        return self
 
 
 class Settings(Frozen):
@@ -146,6 +177,10 @@ class Settings(Frozen):
         default=None, gt=0, description="each capped queue frees one place this often"
     )
     reopen_after_minutes: int = Field(default=30, ge=1)
+    # When customers chase an unanswered message: "true_deadline" (urgent and high mail, at its
+    # true deadline: the published scenarios' rule, which tells an agent the priority) or
+    # "patience" (each ticket's own ``chase_after``, whatever its priority).
+    follow_ups: Literal["true_deadline", "patience"] = "true_deadline"
 
 
 class Scenario(Frozen):

@@ -34,7 +34,14 @@ class TicketWork:
     resolution: str | None = None
     closed: bool = False
     processed: bool = False
+    # The first response of any kind (what the visible SLA clock and the customer go by).
     handled_at: int | None = None
+    # The first response that counts for the SLA: an information request the case did not
+    # need is no answer (the grader's clock).
+    answered_at: int | None = None
+    # The capped queues that were full when the ticket was last routed (the policy's overflow
+    # queue is right for a ticket whose team was among them).
+    full_when_routed: tuple[str, ...] = ()
     touched: bool = False
     revision: int = 0
     # How often a decision already made was changed without new information from the customer

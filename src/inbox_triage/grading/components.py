@@ -60,8 +60,20 @@ def _category(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
     return _decision(w, "category", t.truth.category)
 
 
-def _routing(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    return _decision(w, "queue", t.truth.queue)
+def routed_right(t: Ticket, w: TicketWork, overflow: str | None) -> bool:
+    """To the owning team, or, where the policy names an overflow queue, there while the
+    owning team's queue was full."""
+    if w.queue == t.truth.queue:
+        return True
+    return overflow is not None and w.queue == overflow and t.truth.queue in w.full_when_routed
+
+
+def _routing(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
+    if not routed_right(t, w, g.scenario.org.overflow_queue):
+        return 0.0, ""
+    if w.changes.get("queue"):
+        return CHANGED_DECISION_CREDIT, "right after a change"
+    return 1.0, ""
 
 
 def _sentiment(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
@@ -109,15 +121,18 @@ def _response(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
     return 1.0 / len(set(w.templates_sent)), ""
 
 
+# What a request the case did not need counts in the info_request component: it cancels a
+# good request (the component's mean is never below 0), so that asking everyone cannot pay.
+NEEDLESS_REQUEST = -1.0
+
+
 def _info_request(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    """A request the case needed, by what it asks for; one it did not need counts
+    :data:`NEEDLESS_REQUEST`, with no note saying why."""
     if not t.truth.needs_info:
-        return None
+        return None if w.info_request is None else (NEEDLESS_REQUEST, "")
     result = grade_info_request(w.info_request, t, g.scenario.policy)
     return g.keep_reason("info_request", t.id, result)
-
-
-def _review_flag(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    return float(w.flagged == t.truth.flag_review), ""
 
 
 def _resolution(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
@@ -130,14 +145,17 @@ def _resolution(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None
     return float(w.resolution == t.truth.resolution), ""
 
 
-def _closure(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
-    """A close counts once the visible work is done and the evidence that was needed asked for."""
+def _closure(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
+    """A close counts once the visible work is done, with the owning team, and the evidence
+    that was needed asked for (closing a ticket the wrong team holds helps nobody)."""
     if t.truth.resolution != "close":
         return None
     if not w.closed:
         return 0.0, ""
     if missing_for_close(w):
         return 0.0, "closed before the work was done"
+    if not routed_right(t, w, g.scenario.org.overflow_queue):
+        return 0.0, "closed while the wrong team held it"
     if t.truth.needs_info and not any(m.kind == "reply" for m in w.messages):
         return 0.0, "closed before the evidence the case needed had arrived"
     return 1.0, ""
@@ -145,10 +163,10 @@ def _closure(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
 
 def _sla(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
     deadline = g.engine.deadline(t, t.truth.priority)
-    if deadline is None:
+    if deadline is None or not t.truth.sla_feasible:
         return None
-    on_time = w.handled_at is not None and w.handled_at <= deadline
-    return float(on_time and w.queue == t.truth.queue), ""
+    on_time = w.answered_at is not None and w.answered_at <= deadline
+    return float(on_time and routed_right(t, w, g.scenario.org.overflow_queue)), ""
 
 
 TICKET_COMPONENTS: dict[str, TicketScorer] = {
@@ -161,12 +179,11 @@ TICKET_COMPONENTS: dict[str, TicketScorer] = {
     "reply": _reply,
     "response": _response,
     "info_request": _info_request,
-    "review_flag": _review_flag,
     "resolution": _resolution,
     "closure": _closure,
     "sla": _sla,
 }
-EPISODE_COMPONENTS = ("escalation", "wrap_up")
+EPISODE_COMPONENTS = ("review_flag", "escalation", "wrap_up")
 COMPONENTS = (*TICKET_COMPONENTS, *EPISODE_COMPONENTS)
 
 EXPLAIN = {
@@ -179,9 +196,8 @@ EXPLAIN = {
     "reply": "replies with the right content and no policy breach",
     "response": "tickets answered with a suitable template",
     "info_request": "evidence requests asking for what the case needs",
-    "review_flag": "review flags set where policy requires and only there",
     "resolution": "tickets resolved with the right code",
-    "closure": "tickets closed once the work was done",
+    "closure": "tickets closed once the work was done, by the owning team",
     "sla": "first responses within SLA, to the right team",
 }
 
@@ -204,5 +220,6 @@ def component_applies(name: str, ticket: Ticket, scenario: Scenario) -> bool:
     if name == "closure":
         return t.resolution == "close"
     if name == "sla":  # a deadline applies (Engine.deadline, which counts from receipt)
-        return scenario.policy.sla_for(t.priority, ticket.customer.tier) is not None
+        sla = scenario.policy.sla_for(t.priority, ticket.customer.tier)
+        return sla is not None and t.sla_feasible
     return True

@@ -25,8 +25,11 @@ WRAP_UP_THRESHOLD = 0.8
 # grades of different versions are not compared unless asked. 1: keyword facts and stuffing
 # against every fact phrasing; 2: stems and close word order, the email's own words and the
 # vocabulary fair to use, negation and redaction in policy screening (calibrated against
-# hand-written texts).
-GRADER_VERSION = 2
+# hand-written texts); 3: fair to what an agent can see (issue 29): review flags and escalations
+# against what the budget allowed, the overflow queue right while the team's queue is full,
+# SLA only where it could be met and only by a response that counts, a needless information
+# request scores 0, any customer answer is news.
+GRADER_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +158,7 @@ class Grader:
             return None
         order = [results[t] for t in self._order if t in results]
         scores = [r[0] for r in order]
-        mean = sum(scores) / len(scores)
+        mean = max(-1.0, sum(scores) / len(scores))  # a needless request counts below 0
         if not explain:
             part = self._means[name] = ComponentScore(name, mean, self.weights[name], "")
             return part
@@ -168,26 +171,46 @@ class Grader:
                 text += f" (mean {mean:.2f}; " + "; ".join(notes) + ")"
         return ComponentScore(name, mean, self.weights[name], text)
 
+    def _budgeted(
+        self, name: str, needed: set[str], made: set[str], correct: set[str], what: str
+    ) -> ComponentScore | None:
+        """Flags or escalations against what the budget allowed: the right ones made, up to
+        the budget (an agent that spends all of it where policy requires has done all it
+        could), times the share of those made that were right."""
+        allowed = min(len(needed), self.scenario.settings.escalation_budget)
+        if not made and not allowed:
+            return None
+        recall = min(1.0, len(correct) / allowed) if allowed else 1.0
+        precision = len(correct) / len(made) if made else 1.0
+        budget = "" if allowed == len(needed) else f" (the budget allowed {allowed})"
+        return ComponentScore(
+            name,
+            recall * precision,
+            self.weights[name],
+            f"{len(correct)} of {len(needed)} required {what}{budget}; "
+            f"{len(made) - len(correct)} other {what}",
+        )
+
+    def _review_flag(self) -> ComponentScore | None:
+        work = self.engine.state.work
+        needed = {t.id for t in self.scenario.tickets if t.truth.flag_review}
+        made = {tid for tid, w in work.items() if w.flagged}
+        return self._budgeted("review_flag", needed, made, needed & made, "review flags")
+
     def _escalation(self) -> ComponentScore | None:
-        needed = [t for t in self.scenario.tickets if t.truth.escalate_to is not None]
+        work = self.engine.state.work
+        needed = {t.id for t in self.scenario.tickets if t.truth.escalate_to is not None}
         if not needed:
             return None
-        work = self.engine.state.work
-        correct = sum(
-            1
-            for t in needed
-            if work[t.id].escalated_to == t.truth.escalate_to and work[t.id].resolution is None
-        )
-        made = sum(1 for w in work.values() if w.escalated_to is not None)
-        precision = correct / made if made else 1.0
-        score = correct / len(needed) * precision
-        return ComponentScore(
-            "escalation",
-            score,
-            self.weights["escalation"],
-            f"{correct} of {len(needed)} required escalations made correctly and left open; "
-            f"{made - correct} other escalations",
-        )
+        made = {tid for tid, w in work.items() if w.escalated_to is not None}
+        correct = {
+            t.id
+            for t in self.scenario.tickets
+            if t.truth.escalate_to is not None
+            and work[t.id].escalated_to == t.truth.escalate_to
+            and work[t.id].resolution is None
+        }
+        return self._budgeted("escalation", needed, made, correct, "escalations made and left open")
 
     def _wrap_up(self, base: float) -> ComponentScore:
         done = self.engine.state.finished and base >= WRAP_UP_THRESHOLD
@@ -205,6 +228,8 @@ class Grader:
                 part = self._per_ticket(name, explain)
             elif name == "escalation":
                 part = self._escalation()
+            elif name == "review_flag":
+                part = self._review_flag()
             else:
                 continue
             if part is not None:

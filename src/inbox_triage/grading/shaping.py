@@ -15,7 +15,6 @@ PENALTIES: dict[str, float] = {
     "noop": 0.02,
     "repeat": 0.03,
     "revision": 0.02,
-    "needless_request": 0.02,
     "premature_close": 0.2,
     "unsafe_closure": 0.2,
     "policy_violation": 0.1,

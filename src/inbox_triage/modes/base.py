@@ -97,6 +97,7 @@ class ModeView(ABC):
     def vocabulary(self, engine: Engine) -> dict[str, Any]:
         """Every value the agent may choose from in this mode."""
         org = engine.org
+        overflow = {"overflow_queue": org.overflow_queue} if org.overflow_queue else {}
         return {
             "priorities": list(org.priorities),
             "categories": list(org.categories),
@@ -106,11 +107,24 @@ class ModeView(ABC):
             "templates": dict(org.templates),
             "resolution_codes": list(org.resolution_codes),
             "escalation_targets": list(org.escalation_targets),
+            **overflow,
         }
 
 
 def ticket_id_of(engine: Engine, action: Mapping[str, Any], field: str) -> str:
     return engine.ticket(action.get(field), field).id
+
+
+def sender_fields(ticket: Ticket) -> dict[str, str]:
+    """Who wrote, as far as the inbox knows before reading: what its records say of the
+    sender (``sender_known_as``); generator v2's scenarios showed the sender's role instead
+    (``sender_role``, which gives answers away: kept so that v2 plays as published)."""
+    customer = ticket.customer
+    if customer.known_as is not None:
+        return {"sender_known_as": customer.known_as}
+    if customer.role is not None:
+        return {"sender_role": customer.role}
+    return {}
 
 
 def messages_view(work: TicketWork) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from inbox_triage.modes.base import (
     ViewCache,
     cached_view,
     messages_view,
+    sender_fields,
     ticket_id_of,
 )
 
@@ -42,6 +43,7 @@ def ticket_view(engine: Engine, ticket: Ticket) -> dict[str, Any]:
         "customer_tier": ticket.customer.tier,
         "customer_account": ticket.customer.account_id,
         "customer_company": ticket.customer.company,
+        **sender_fields(ticket),
         "subject": ticket.subject,
         "message": ticket.body,
         "thread": [m.model_dump() for m in ticket.thread],

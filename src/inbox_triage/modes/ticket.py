@@ -6,7 +6,13 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inbox_triage.domain import ActionError, Engine, missing_for_close
-from inbox_triage.modes.base import ModeView, SentViews, ViewCache, messages_view
+from inbox_triage.modes.base import (
+    ModeView,
+    SentViews,
+    ViewCache,
+    messages_view,
+    sender_fields,
+)
 
 _VALUE = (("value",), ("ticket_id",))
 
@@ -85,6 +91,7 @@ class TicketMode(ModeView):
             "customer_tier": ticket.customer.tier,
             "customer_name": ticket.customer.name,
             "customer_account": ticket.customer.account_id,
+            **sender_fields(ticket),
             "customer_message": ticket.body,
             "priority": work.priority,
             "routed_team": work.queue,

@@ -12,6 +12,7 @@ from inbox_triage.modes.base import (
     ViewCache,
     cached_view,
     messages_view,
+    sender_fields,
     ticket_id_of,
 )
 
@@ -39,8 +40,7 @@ def email_header(engine: Engine, ticket: Ticket) -> dict[str, Any]:
         "sla_deadline": engine.visible_deadline(ticket.id),
         "processed": work.processed,
     }
-    if ticket.customer.role is not None:  # who wrote, where the scenario says (generator v2)
-        header["sender_role"] = ticket.customer.role
+    header.update(sender_fields(ticket))
     return header
 
 

@@ -63,8 +63,7 @@ def fit(mode: str, version: int | None = None) -> dict[str, Any]:
 
     rows = list(collect(mode, "train", FIT_EPISODES[mode], version))
     looks = [
-        {k[len("wait.") :]: v for k, v in r.features.items() if k.startswith("wait.")}
-        for r in rows
+        {k[len("wait.") :]: v for k, v in r.features.items() if k.startswith("wait.")} for r in rows
     ]
     vectorizer = DictVectorizer(sparse=False)
     x = vectorizer.fit_transform(looks)
@@ -169,14 +168,22 @@ class NoReadingAgent(PlanningAgent):
         ]
         if guess["template"] in vocabulary["templates"]:
             plan.append(
-                {"action_type": "respond_ticket", "ticket_id": tid, "response_template": guess["template"]}
+                {
+                    "action_type": "respond_ticket",
+                    "ticket_id": tid,
+                    "response_template": guess["template"],
+                }
             )
         target = guess["escalate_to"]
         if target in vocabulary["escalation_targets"] and obs["escalation_budget_remaining"] > 0:
             plan.append({"action_type": "escalate_ticket", "ticket_id": tid, "escalate_to": target})
         elif guess["resolution"] in vocabulary["resolution_codes"]:
             plan.append(
-                {"action_type": "resolve_ticket", "ticket_id": tid, "resolution_code": guess["resolution"]}
+                {
+                    "action_type": "resolve_ticket",
+                    "ticket_id": tid,
+                    "resolution_code": guess["resolution"],
+                }
             )
         return plan
 

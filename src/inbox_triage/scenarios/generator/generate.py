@@ -42,6 +42,13 @@ from inbox_triage.scenarios.generator.schedule import schedule, settings_for
 from inbox_triage.scenarios.generator.schema_v2 import SituationV2
 from inbox_triage.scenarios.generator.texts import pool_for
 from inbox_triage.scenarios.generator.v1 import draft_v1, duplicate_v1
+from inbox_triage.scenarios.generator.v3 import (
+    chase_after,
+    records,
+    schedule_v3,
+    settings_v3,
+    shuffled,
+)
 from inbox_triage.scenarios.loader import ScenarioError, load_policy
 
 
@@ -152,7 +159,7 @@ def generate_with_origins(
         raise ScenarioError(f"mode {mode!r} is not one of {', '.join(MINUTES_PER_STEP)}")
     if not isinstance(seed, int) or seed < 0:
         raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}")
-    config = config_for(mode, difficulty, **overrides)
+    config = config_for(mode, difficulty, version, **overrides)
     # Keyed on the resolved knobs, so `size=10` on medium is medium, and 1 is 1.0.
     tag = "" if version == 1 else f"|v{version}"
     rng = random.Random(f"inbox-triage|{mode}|{split}|{config}|{seed}{tag}")
@@ -173,6 +180,10 @@ def _build(
         situation = _pick_situation(rng, mode, config, version)
         if isinstance(situation, SituationV2):
             draft = _draft_v2(rng, mode, split, config, situation)
+            if version >= 3:
+                customer = records(rng, draft)
+                draft.ticket["customer"] = customer
+                draft.truth = truth_for(mode, situation, customer.tier, draft.slots, False)
         else:
             draft = draft_v1(rng, mode, split, config, situation)
         drafts.append(draft)
@@ -186,21 +197,40 @@ def _build(
             duplicate = make_duplicate(rng, mode, draft, split)
             duplicate.original = len(drafts) - 1
             drafts.append(duplicate)
-    times = schedule(rng, mode, config, drafts)
     prefix = {"triage": "E", "ticket": "TCK-", "inbox": "T-"}[mode]
-    start = rng.randrange(100, 900)
-    tickets = tuple(
-        Ticket(
-            id=f"{prefix}{start + i}",
-            received_minutes_ago=age,
-            arrives_at=arrives,
-            truth=draft.truth,
-            **draft.ticket,
-        )
-        for i, (draft, (age, arrives)) in enumerate(zip(drafts, times, strict=True))
-    )
     org = mode_org(mode, version)
-    settings = settings_for(mode, tickets, org.unlimited_queues, config.capacity_pressure)
+    if version >= 3:
+        drafts = shuffled(rng, drafts)
+        times, feasible = schedule_v3(rng, mode, config, drafts)
+        start = rng.randrange(100, 800)  # ids of one length: their order is the list's
+        tickets = tuple(
+            Ticket(
+                id=f"{prefix}{start + i}",
+                received_minutes_ago=age,
+                arrives_at=arrives,
+                chase_after=chase_after(rng, draft.ticket["customer"]),
+                truth=draft.truth.model_copy(update={"sla_feasible": on_time}),
+                **draft.ticket,
+            )
+            for i, (draft, (age, arrives), on_time) in enumerate(
+                zip(drafts, times, feasible, strict=True)
+            )
+        )
+        settings = settings_v3(rng, mode, len(tickets), config, org)
+    else:
+        times = schedule(rng, mode, config, drafts)
+        start = rng.randrange(100, 900)
+        tickets = tuple(
+            Ticket(
+                id=f"{prefix}{start + i}",
+                received_minutes_ago=age,
+                arrives_at=arrives,
+                truth=draft.truth,
+                **draft.ticket,
+            )
+            for i, (draft, (age, arrives)) in enumerate(zip(drafts, times, strict=True))
+        )
+        settings = settings_for(mode, tickets, org.unlimited_queues, config.capacity_pressure)
     origins = tuple(
         Origin(t.id, d.situation.id, d.family, d.original is not None)
         for t, d in zip(tickets, drafts, strict=True)

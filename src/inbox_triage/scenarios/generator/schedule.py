@@ -41,7 +41,7 @@ def schedule(
     return _make_feasible(mode, drafts, times)
 
 
-def _after_originals(drafts: list[Draft], times: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def after_originals(drafts: list[Draft], times: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """A customer's second message is received after their first (only ever later, which
     leaves its deadline as feasible as it was)."""
     out = list(times)
@@ -72,44 +72,64 @@ def _first_response_step(mode: Mode, truth: Truth) -> int:
     return 0
 
 
+def reference_schedule(
+    mode: Mode,
+    drafts: list[Draft],
+    ages: list[int],
+    arrivals: list[int],
+    deadlines: list[int | None],
+) -> list[int]:
+    """When the reference agent first responds to each ticket: it handles arrived tickets
+    earliest true deadline first, one whole ticket at a time (as the oracle plays)."""
+    step = MINUTES_PER_STEP[mode]
+    handled = [0] * len(drafts)
+    remaining = list(range(len(drafts)))
+    clock = 0
+    while remaining:
+        ready = [i for i in remaining if arrivals[i] <= clock]
+        if not ready:
+            # Idle. An episode starts when its first mail arrives; later, triage mode skips
+            # ahead and inbox mode spends a finish step doing so.
+            waited = step if mode == "inbox" and len(remaining) < len(drafts) else 0
+            clock = min(arrivals[i] for i in remaining) + waited
+            continue
+        i = min(ready, key=lambda j: (deadlines[j] is None, deadlines[j] or 0, j))
+        remaining.remove(i)
+        handled[i] = clock + _first_response_step(mode, drafts[i].truth) * step
+        clock += steps_per_ticket(mode, drafts[i].truth) * step
+    return handled
+
+
+def true_deadlines(drafts: list[Draft], ages: list[int], arrivals: list[int]) -> list[int | None]:
+    policy = load_policy("support_policy", POLICY_VERSIONS[1])  # every version's clocks agree
+    slas = [policy.sla_for(d.truth.priority, d.ticket["customer"].tier) for d in drafts]
+    return [None if sla is None else arrivals[i] - ages[i] + sla for i, sla in enumerate(slas)]
+
+
 def _make_feasible(
     mode: Mode, drafts: list[Draft], times: list[tuple[int, int]]
 ) -> list[tuple[int, int]]:
     """Ages tickets less until the oracle, handling arrived tickets earliest true deadline
-    first, meets every deadline (so its grade can be 1.0 and no customer has to chase it)."""
-    policy = load_policy("support_policy", POLICY_VERSIONS[1])  # every version's clocks agree
+    first, meets every deadline (so its grade can be 1.0 and no customer has to chase it).
+    Generator v1 and v2 only: it makes waiting time tell the priority."""
     step = MINUTES_PER_STEP[mode]
     ages = [age for age, _ in times]
     arrivals = [arrives for _, arrives in times]
-    slas = [policy.sla_for(d.truth.priority, d.ticket["customer"].tier) for d in drafts]
     for _ in range(50 * len(drafts) + 10):
-        ordered = _after_originals(drafts, list(zip(ages, arrivals, strict=True)))
+        ordered = after_originals(drafts, list(zip(ages, arrivals, strict=True)))
         ages = [age for age, _ in ordered]
         arrivals = [arrives for _, arrives in ordered]
-        deadlines = [
-            None if sla is None else arrivals[i] - ages[i] + sla for i, sla in enumerate(slas)
-        ]
-        remaining = list(range(len(drafts)))
-        clock, late = 0, False
-        while remaining:
-            ready = [i for i in remaining if arrivals[i] <= clock]
-            if not ready:
-                # Idle. An episode starts when its first mail arrives; later, triage mode skips
-                # ahead and inbox mode spends a finish step doing so.
-                waited = step if mode == "inbox" and len(remaining) < len(drafts) else 0
-                clock = min(arrivals[i] for i in remaining) + waited
-                continue
-            i = min(ready, key=lambda j: (deadlines[j] is None, deadlines[j] or 0, j))
-            remaining.remove(i)
-            handled = clock + _first_response_step(mode, drafts[i].truth) * step
-            if deadlines[i] is not None and handled > deadlines[i]:
-                shortfall = handled - deadlines[i] + step
+        deadlines = true_deadlines(drafts, ages, arrivals)
+        handled = reference_schedule(mode, drafts, ages, arrivals, deadlines)
+        late = False
+        for i, deadline in enumerate(deadlines):
+            if deadline is not None and handled[i] > deadline:
+                shortfall = handled[i] - deadline + step
                 if ages[i] > 0:
                     ages[i] = max(0, ages[i] - shortfall)
                 else:  # even brand-new mail cannot be reached in time: it arrives later
                     arrivals[i] += shortfall
                 late = True
-            clock += steps_per_ticket(mode, drafts[i].truth) * step
         if not late:
             return [(ages[i], arrivals[i]) for i in range(len(drafts))]
     raise ScenarioError("could not schedule this inbox so that every deadline can be met")

@@ -3,7 +3,7 @@
 
 import { $, announce, el, fmt, put, slaText } from "./dom.js";
 import { api, state } from "./state.js";
-import { listedMail, mailItems } from "./mail.js";
+import { listedMail, mailItems, standing } from "./mail.js";
 import { buildActionTypes, preselectId, refreshIdOptions } from "./form.js";
 
 export function onSearch() {
@@ -71,12 +71,6 @@ function renderMessages(list, title) {
     el("p", { class: "muted", text: [m.sender || m.kind, m.minute !== undefined ? `minute ${m.minute}` : null,
       m.minutes_ago !== undefined ? `${m.minutes_ago} min before` : null].filter(Boolean).join(" · ") }),
     el("p", { class: "body", text: typeof m === "string" ? m : (m.body || m.text || JSON.stringify(m)) }))));
-}
-
-// "premium customer", or who the sender is where they are not a customer (generator v2 says).
-function standing(m) {
-  if (m.sender_role && m.sender_role !== "customer") return m.sender_role.replace("_", " ");
-  return m.customer_tier ? `${m.customer_tier} customer` : "";
 }
 
 export function renderReading(target, entry) {

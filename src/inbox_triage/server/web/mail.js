@@ -3,6 +3,23 @@
 
 import { state } from "./state.js";
 
+// What the records say of a sender who is not a customer (generator v2's scenarios show the
+// sender's role instead).
+const KNOWN_AS = { colleague: "colleague", vendor: "known vendor", unknown: "not in our records" };
+
+// The Tier column: a customer's tier, or what the inbox knows of anyone else.
+function tierOf(m) {
+  if (KNOWN_AS[m.sender_known_as]) return KNOWN_AS[m.sender_known_as];
+  if (m.sender_role && m.sender_role !== "customer") return m.sender_role.replace("_", " ");
+  return m.customer_tier;
+}
+
+// "premium customer", "colleague", "known vendor", "not in our records".
+export function standing(m) {
+  const tier = tierOf(m);
+  return tier && tier === m.customer_tier ? `${tier} customer` : tier || "";
+}
+
 // One row per email or ticket, whatever the mode; in play, only what the search finds.
 export function mailItems(obs, searched = true) {
   let items = listedMail(obs);
@@ -26,14 +43,14 @@ export function listedMail(obs) {
     const current = obs.current_email && obs.current_email.email_id;
     return (obs.inbox || []).map((m) => ({
       id: m.email_id, idField: "email_id", from: m.sender, subject: m.subject,
-      tier: m.sender_role && m.sender_role !== "customer" ? m.sender_role.replace("_", " ") : m.customer_tier, sla: m.processed ? null : m.sla_deadline,
+      tier: tierOf(m), sla: m.processed ? null : m.sla_deadline,
       state: m.processed ? "triaged" : (m.email_id === current ? "current" : "waiting"), item: m,
     }));
   }
   if (obs.mode === "inbox") {
     return (obs.tickets || []).map((t) => ({
       id: t.ticket_id, idField: "ticket_id", from: t.customer_name, subject: t.subject,
-      tier: t.customer_tier, sla: ["resolved", "escalated"].includes(t.status) ? null : t.sla_deadline,
+      tier: tierOf(t), sla: ["resolved", "escalated"].includes(t.status) ? null : t.sla_deadline,
       state: t.status, item: t,
     }));
   }
@@ -41,7 +58,7 @@ export function listedMail(obs) {
   const parts = [obs.priority, obs.routed_team, ...(obs.tags || [])].filter(Boolean);
   return [{
     id: obs.ticket_id, idField: "ticket_id", from: obs.customer_name, subject,
-    tier: obs.customer_tier, sla: null, state: parts.length ? parts.join(" · ") : "new",
+    tier: tierOf(obs), sla: null, state: parts.length ? parts.join(" · ") : "new",
     item: {
       ticket_id: obs.ticket_id, customer_name: obs.customer_name, customer_tier: obs.customer_tier,
       customer_account: obs.customer_account, message: obs.customer_message,
