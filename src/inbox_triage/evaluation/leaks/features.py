@@ -87,7 +87,7 @@ def items_of(observation: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _add(out: Features, name: str, value: Any) -> None:
-    if isinstance(value, bool) or isinstance(value, int | float):
+    if isinstance(value, int | float):  # bools too
         out[name] = float(value)
     elif value is None:
         out[name] = "none"
