@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict
@@ -13,7 +14,7 @@ from openenv.core.env_server.types import EnvironmentMetadata
 from pydantic import ValidationError
 
 from inbox_triage.domain import ActionError, Engine, Scenario
-from inbox_triage.grading import Grade, Grader, penalty_for, step_reward
+from inbox_triage.grading import PENALTIES, Grade, Grader, penalty_for, step_reward
 from inbox_triage.models import (
     TriageAction,
     TriageObservation,
@@ -23,21 +24,34 @@ from inbox_triage.models import (
 from inbox_triage.modes import MODE_VIEWS, ModeView
 from inbox_triage.modes.base import SentViews, ViewCache
 from inbox_triage.observations import (
+    DEFAULT_REWARD_MODE,
     DEFAULT_STYLE,
     OBSERVATION_STYLES,
     RECENT_EVENTS,
+    REWARD_MODES,
     built_observation,
     describe_error,
 )
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.pack_library import PackLibrary
-from inbox_triage.scenarios.sources import DEFAULT_TASK, make_scenario
+from inbox_triage.scenarios.sources import (
+    DEFAULT_TASK,
+    PACK_PREFIX,
+    generated_task_ids,
+    is_generated,
+    make_scenario,
+    resolve_task_id,
+)
+from inbox_triage.seal import Seal
+
+# A field name that comes back in a refusal is cut to this (an unknown one is the sender's).
+MAX_FIELD_NAME = 64
 
 
 def action_error_dict(exc: ValidationError) -> dict[str, Any]:
     """The first problem of a pydantic validation error, in the same shape as ActionError."""
     first = exc.errors()[0]
-    field = ".".join(str(p) for p in first.get("loc", ())) or "action"
+    field = ".".join(str(p) for p in first.get("loc", ()))[:MAX_FIELD_NAME] or "action"
     message = validation_message(first)
     if first.get("type") == "extra_forbidden":
         message = "is not a known action field"
@@ -45,25 +59,25 @@ def action_error_dict(exc: ValidationError) -> dict[str, Any]:
     return {"field": field, "message": message}
 
 
-class ActionRefused(ValueError):
-    """An action the episode refused, with the field, message and allowed values."""
-
-    def __init__(self, error: dict[str, Any]) -> None:
-        super().__init__(describe_error(error))
-        self.error = error
-
-
 class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
     """A support inbox episode in one of three modes, graded in [0, 1] with dense rewards."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, default_task: str = DEFAULT_TASK, packs: PackLibrary | None = None) -> None:
+    def __init__(
+        self,
+        default_task: str = DEFAULT_TASK,
+        packs: PackLibrary | None = None,
+        seal: Seal | None = None,
+    ) -> None:
         """``packs`` is a server's: with it, ``pack:NAME`` tasks name one of those packs and a
-        reset never reads the disk; without it (in-process use), ``pack:PATH`` is a path."""
+        reset never reads the disk; without it (in-process use), ``pack:PATH`` is a path.
+        ``seal`` (a sealed server's) draws every episode from a secret key (``seal.py``)."""
         super().__init__()
         self.default_task = default_task
         self.packs = packs
+        self.seal = seal
+        self._reward_mode = DEFAULT_REWARD_MODE
         self._scenario: Scenario | None = None
         self._engine: Engine | None = None
         self._mode: ModeView | None = None
@@ -90,6 +104,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         split: str | None = None,
         difficulty: str | None = None,
         observation: str | None = None,
+        reward_mode: str | None = None,
         **knobs: Any,
     ) -> TriageObservation:
         """Starts an episode.
@@ -100,9 +115,12 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         (easy|medium|hard), ``seed`` and knob overrides such as ``size=40``. With nothing at all
         it starts triage/easy, as the Email Triage seed expects. ``observation`` is ``lean``
         (the default: steps leave out what the agent was told already, see
-        ``inbox_triage.observations``) or ``full`` (everything, every step).
+        ``inbox_triage.observations``) or ``full`` (everything, every step). ``reward_mode``
+        is ``dense`` (the default) or ``final`` (rewards withheld until the end). On a sealed
+        environment the seed and episode id are drawn, never given.
         """
         style = _check_style(observation)
+        rewards = _check_reward_mode(reward_mode)
         if episode_id is not None and not isinstance(episode_id, str):
             raise ScenarioError(f"episode_id must be a string, not {type(episode_id).__name__}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
@@ -110,10 +128,19 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         chosen = task or task_id
         if chosen is None and mode is None:
             chosen = self.default_task
-        if "packs" in knobs:  # the server's own setting, never a request's
-            raise ScenarioError("packs is not a reset field")
+        for own in ("packs", "seal"):  # the server's own settings, never a request's
+            if own in knobs:
+                raise ScenarioError(f"{own} is not a reset field")
+        if self.seal is not None:
+            rewards = self.seal.check(seed, episode_id, reward_mode)
+            _check_sealable(chosen, mode)
+            episode_id, seed = self.seal.new_episode()
         scenario = make_scenario(chosen, mode, split, difficulty, seed, packs=self.packs, **knobs)
-        self._start(scenario, seed=seed, episode_id=episode_id, style=style)
+        if self.seal is not None:  # nothing shown may name the seed
+            title = re.sub(r",? seed \d+", "", scenario.title)
+            scenario = scenario.model_copy(update={"title": title, "seed": None})
+            seed = None
+        self._start(scenario, seed=seed, episode_id=episode_id, style=style, rewards=rewards)
         return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
 
     def reset_scenario(
@@ -124,23 +151,20 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         observation: str | None = None,
     ) -> TriageObservation:
         """Starts an episode on a scenario built in code (a generator's, a test's)."""
-        self._start(scenario, seed=seed, episode_id=episode_id, style=_check_style(observation))
+        style = _check_style(observation)
+        self._start(scenario, seed=seed, episode_id=episode_id, style=style, rewards="dense")
         return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
 
     def step(
-        self,
-        action: TriageAction | dict[str, Any],
-        timeout_s: float | None = None,
-        strict: bool = False,
-        **kwargs: Any,
+        self, action: TriageAction | dict[str, Any], timeout_s: float | None = None, **kwargs: Any
     ) -> TriageObservation:
         """Applies one action.
 
         A refused action (bad shape, value outside the vocabulary, full queue...) is answered in
         ``last_action_error`` and changes nothing: not the tickets, not the budgets, not the
         clock. It still uses up a step of the step budget and costs the invalid-action penalty,
-        so that an agent emitting only garbage ends its episode; with ``strict`` (the HTTP
-        routes) it costs nothing at all and raises :class:`ActionRefused` instead.
+        so that an agent emitting only garbage ends its episode; the same on every route
+        (in-process, HTTP, WebSocket, MCP), so that no route offers free tries.
         """
         if self._engine is None:
             return self._refuse("call reset() before step()")
@@ -152,20 +176,9 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             parsed, error = None, action_error_dict(exc)
         except ActionError as exc:
             parsed, error = None, exc.as_dict()
-        return self._play(parsed, error, strict)
+        return self._play(parsed, error)
 
-    def step_validated(self, action: TriageAction) -> TriageObservation:
-        """``step`` for an action that ``TriageAction.model_validate`` made in this process
-        (the server's socket does): it is not validated a second time."""
-        if self._engine is None:
-            return self._refuse("call reset() before step()")
-        if self._done:
-            return self._refuse("the episode has ended; call reset() to start another")
-        return self._play(action, None, strict=False)
-
-    def _play(
-        self, parsed: TriageAction | None, error: dict[str, Any] | None, strict: bool
-    ) -> TriageObservation:
+    def _play(self, parsed: TriageAction | None, error: dict[str, Any] | None) -> TriageObservation:
         engine, mode, scenario = self._engine, self._mode, self._scenario
         assert engine is not None and mode is not None and scenario is not None
         assert self._grader is not None
@@ -184,9 +197,6 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
                 state.last_action_key = key
             except ActionError as exc:
                 error = exc.as_dict()
-        if error is not None and strict:
-            state.step_count -= 1
-            raise ActionRefused(error)
         if error is not None:
             self._invalid += 1
             engine.incident("invalid_action", f"{error['field']}: {error['message']}")
@@ -208,6 +218,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         if self._engine is None or self._scenario is None:
             return TriageState(episode_id=self._episode_id)
         engine = self._engine
+        withheld = self.withheld
         return TriageState(
             episode_id=self._episode_id,
             step_count=engine.state.step_count,
@@ -220,12 +231,12 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             escalation_budget_remaining=engine.state.escalation_budget,
             queue_remaining=dict(engine.state.queue_remaining),
             tickets={tid: _work_view(w) for tid, w in engine.state.work.items()},
-            progress_score=self._potential,
-            total_reward=self._total_reward,
-            penalties=self._penalties,
+            progress_score=0.0 if withheld else self._potential,
+            total_reward=0.0 if withheld else self._total_reward,
+            penalties=0.0 if withheld else self._penalties,
             invalid_actions=self._invalid,
             sla_breaches=len(engine.state.breached),
-            incidents=[asdict(i) for i in engine.state.incidents],
+            incidents=[] if withheld else [asdict(i) for i in engine.state.incidents],
         )
 
     def get_metadata(self) -> EnvironmentMetadata:
@@ -249,6 +260,16 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
     @property
     def done(self) -> bool:
         return self._done
+
+    @property
+    def reward_mode(self) -> str:
+        return self._reward_mode
+
+    @property
+    def withheld(self) -> bool:
+        """Whether what scores the episode is withheld now (``reward_mode: final``, not done):
+        step rewards, progress, penalties, incidents and the grader."""
+        return self._reward_mode == "final" and not self._done
 
     @property
     def total_reward(self) -> float:
@@ -290,9 +311,15 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
 
     # ------------------------------------------------------------------ internals
     def _start(
-        self, scenario: Scenario, seed: int | None, episode_id: str | None, style: str
+        self,
+        scenario: Scenario,
+        seed: int | None,
+        episode_id: str | None,
+        style: str,
+        rewards: str,
     ) -> None:
         self._scenario = scenario
+        self._reward_mode = rewards
         self._sent: SentViews | None = {} if style == "lean" else None
         self._events_sent = 0
         self._engine = Engine(scenario)
@@ -336,10 +363,14 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             }
         # Lean: only the events since the last observation (the last few of them).
         since = self._events_sent if lean else 0
+        withheld = self.withheld
         events = [
             {"minute": e.minute, "kind": e.kind, "ticket_id": e.ticket_id, "detail": e.detail}
-            for e in state.events[since:][-RECENT_EVENTS:]
-        ]
+            for e in state.events[since:]
+            if not (withheld and e.kind in PENALTIES)  # incidents score the episode
+        ][-RECENT_EVENTS:]
+        if self._reward_mode == "final" and reward is not None:
+            reward = 0.0 if withheld else self._total_reward
         self._events_sent = len(state.events)
         fields: dict[str, Any] = dict(
             done=self._done,
@@ -360,12 +391,32 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             now=state.now,
             last_feedback=feedback,
             last_action_error=error,
-            progress_score=round(self._potential, 6),
+            progress_score=0.0 if withheld else round(self._potential, 6),
             recent_events=events,
         )
         # A mode may refine a common field (ticket: title).
         fields.update(mode.observe(engine, self._views, self._sent))
         return built_observation(fields)
+
+
+def _check_reward_mode(mode: object) -> str:
+    if mode is None:
+        return DEFAULT_REWARD_MODE
+    if not isinstance(mode, str) or mode not in REWARD_MODES:
+        raise ScenarioError("is not a reward mode", "reward_mode", list(REWARD_MODES))
+    return mode
+
+
+def _check_sealable(task: str | None, mode: str | None) -> None:
+    """A sealed environment plays generated tasks and packs: a fixed task is public."""
+    task_id = resolve_task_id(task, mode)
+    if not (is_generated(task_id) or PACK_PREFIX in task_id):
+        raise ScenarioError(
+            "is a fixed task, which anyone can replay: a sealed server plays generated tasks "
+            "and packs",
+            "task",
+            generated_task_ids(),
+        )
 
 
 def _check_style(style: object) -> str:

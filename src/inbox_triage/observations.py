@@ -25,6 +25,11 @@ from inbox_triage.models import TriageObservation
 
 OBSERVATION_STYLES = ("lean", "full")
 DEFAULT_STYLE = "lean"
+# "dense": a reward every step; "final": every step's reward withheld until the episode ends,
+# when the last step carries their sum (as a held-out evaluation needs: nothing mid-episode
+# scores an action, not the progress, the penalties or the grader).
+REWARD_MODES = ("dense", "final")
+DEFAULT_REWARD_MODE = "dense"
 
 # How many of the latest events an observation shows (lean: of those since the last one).
 RECENT_EVENTS = 8

@@ -226,11 +226,17 @@ def eval_command(
         check_choice("--protocol", protocol, PROTOCOLS)
     if resume and out is None:
         raise typer.BadParameter("--resume needs the run folder to continue", param_hint="--out")
+    sealed = False
     if env_url is not None:
         try:
-            check_server(env_url)
+            sealed = check_server(env_url)
         except ConnectionError as exc:
             raise typer.BadParameter(str(exc), param_hint="--env-url") from None
+        truth_readers = [a for a in agents if a == "oracle"]
+        if sealed and truth_readers:
+            raise typer.BadParameter(
+                "the oracle reads the truth, which a sealed server keeps", param_hint="--agent"
+            )
     llm = _llm_config(agents, model, base_url, protocol, temperature, max_tokens, request_timeout)
     if llm is not None:
         try:
@@ -260,6 +266,7 @@ def eval_command(
         backend=where,
         workers=worker_count,
         address=address,
+        sealed=sealed,
     )
     folder = out or _new_run_folder()
     try:
@@ -298,7 +305,9 @@ def eval_command(
             "see meta.json[/yellow]"
         )
     summaries = summaries_from_records(result.records)
-    _print_grade_table(summaries, agents, task_ids, episodes, trials, seed, split, difficulty)
+    _print_grade_table(
+        summaries, agents, task_ids, episodes, trials, seed, split, difficulty, sealed
+    )
     if json_path:
         write_json(json_path, summaries)
         console.print(f"wrote {json_path}")
@@ -324,9 +333,12 @@ def _print_grade_table(
     seed: int,
     split: str,
     difficulty: str,
+    sealed: bool = False,
 ) -> None:
     grid = {(s.task, s.agent): s for s in summaries}
     seeds = f"seed {seed}" if episodes == 1 else f"seeds {seed}..{seed + episodes - 1}"
+    if sealed:
+        seeds = "episodes drawn by the sealed server"
     plays = f"{episodes} episode(s)" + (f" x {trials} trials" if trials > 1 else "")
     title = f"Mean grade (± standard deviation) over {plays} per cell, {seeds}"
     if any(is_generated(t) for t in task_ids):

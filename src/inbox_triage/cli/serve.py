@@ -59,11 +59,34 @@ def serve_command(
             "lists and replays; repeat for more (default $INBOX_TRIAGE_RUNS).",
         ),
     ] = None,
+    sealed: Annotated[
+        bool,
+        typer.Option(
+            "--sealed",
+            help="Secret episodes, for a held-out evaluation: clients cannot choose seeds or "
+            "replay an episode (each reset is drawn from the key in $INBOX_TRIAGE_SEAL_KEY, "
+            "else a key drawn at start) and play generated tasks and packs only.",
+        ),
+    ] = False,
+    reward_mode: Annotated[
+        str,
+        typer.Option(
+            help="With --sealed: final (step rewards, progress and the grader withheld until "
+            "the episode ends) or dense.",
+        ),
+    ] = "final",
 ) -> None:
     """Serve the environment over HTTP and WebSocket (OpenEnv), with the console at /web."""
+    from inbox_triage.seal import Seal
     from inbox_triage.server.app import serve
     from inbox_triage.server.run_library import RunFolderError, RunLibrary
 
+    seal = None
+    if sealed:
+        try:
+            seal = Seal.from_environment(reward_mode)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--reward-mode") from None
     try:
         serve(
             host=host,
@@ -73,6 +96,7 @@ def serve_command(
             pack_folders=list(packs or []),
             allow_llm_baseline=allow_llm_baseline,
             runs=RunLibrary.from_folders(runs) if runs else None,
+            seal=seal,
         )
     except ScenarioError as exc:
         raise typer.BadParameter(str(exc), param_hint="--packs") from None

@@ -108,6 +108,8 @@ class RemoteSession:
         self.client.connect()
 
     def reset(self, needs_truth: bool) -> tuple[dict[str, Any], Any]:
+        if needs_truth and self.spec.sealed:
+            raise ValueError("an agent that reads the truth cannot play a sealed server's episodes")
         result = self.client.reset(**self.spec.reset_args())
         if not needs_truth:
             return self._observation(result), None

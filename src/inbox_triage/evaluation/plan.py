@@ -30,6 +30,8 @@ class EpisodeSpec:
     difficulty: str | None
     seed: int
     trial: int
+    # Played on a sealed server: the server draws the episode; ``seed`` only numbers it.
+    sealed: bool = False
 
     @property
     def key(self) -> str:
@@ -44,7 +46,9 @@ class EpisodeSpec:
         return self.seed if self.trial == 0 else self.seed * 1009 + self.trial
 
     def reset_args(self) -> dict[str, Any]:
-        args: dict[str, Any] = {"task": self.task, "seed": self.seed}
+        args: dict[str, Any] = {"task": self.task}
+        if not self.sealed:
+            args["seed"] = self.seed
         if self.split is not None:
             args.update(split=self.split, difficulty=self.difficulty)
         return args
@@ -69,6 +73,7 @@ class RunConfig:
     backend: str = "threads"  # or "processes" (workers local processes) or "ray"
     workers: int = 1
     address: str | None = None  # the Ray cluster's, for backend "ray"
+    sealed: bool = False  # env_url is a sealed server (it draws every episode)
 
     def plan(self) -> list[EpisodeSpec]:
         """Every episode once (an agent or task named twice is played once)."""
@@ -86,6 +91,7 @@ class RunConfig:
                                 difficulty=self.difficulty if generated else None,
                                 seed=self.seed + i,
                                 trial=trial,
+                                sealed=self.sealed,
                             )
                         )
         return specs

@@ -52,8 +52,9 @@ __all__ = [
 ]
 
 
-def check_server(url: str, timeout_s: float = 10.0) -> None:
-    """Fails fast when ``--env-url`` is not a running inbox-triage server."""
+def check_server(url: str, timeout_s: float = 10.0) -> bool:
+    """Fails fast when ``--env-url`` is not a running inbox-triage server; whether it is
+    sealed (it draws every episode itself, so the run sends no seeds)."""
     import httpx
 
     try:
@@ -64,6 +65,11 @@ def check_server(url: str, timeout_s: float = 10.0) -> None:
         raise ConnectionError(
             f"{url} answered {response.status_code} on /health: is it an inbox-triage server?"
         )
+    try:
+        sealed = httpx.get(f"{url.rstrip('/')}/healthz", timeout=timeout_s).json().get("sealed")
+    except (httpx.HTTPError, ValueError, AttributeError):
+        sealed = None
+    return bool(sealed)
 
 
 @dataclass(slots=True)

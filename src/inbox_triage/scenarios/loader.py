@@ -21,7 +21,16 @@ _VERSIONED = re.compile(r"^(?P<name>[a-z0-9_]+)\.v(?P<version>\d+)\.yaml$")
 
 
 class ScenarioError(ValueError):
-    """A task id that does not exist, or a data file that does not validate."""
+    """A task id that does not exist, a reset field it cannot use, or a data file that does
+    not validate; ``field`` and ``allowed`` say which field and what it may be, where known."""
+
+    def __init__(
+        self, message: str, field: str | None = None, allowed: list[str] | None = None
+    ) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+        self.message = message
+        self.allowed = allowed
 
 
 class TaskFile(BaseModel):

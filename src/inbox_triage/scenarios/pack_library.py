@@ -29,11 +29,9 @@ class PackRefused(ScenarioError):
     """A pack task the server does not play: always the same words, whatever the reason."""
 
     def __init__(self, allowed: list[str]) -> None:
-        self.field = "task"
-        self.message = "is not a pack this server plays"
-        self.allowed = allowed
+        super().__init__("is not a pack this server plays", "task", allowed)
         listed = ", ".join(allowed) if allowed else "none (the server was started without --packs)"
-        super().__init__(f"{self.field}: {self.message} (allowed: {listed})")
+        self.args = (f"task: {self.message} (allowed: {listed})",)
 
 
 class PackLibrary:

@@ -22,7 +22,17 @@ if TYPE_CHECKING:
 DEFAULT_TASK = "triage/easy"
 # What a reset takes besides the generator's knobs (generator.KNOBS): every route reads these.
 EPISODE_FIELDS = frozenset(
-    {"task", "task_id", "mode", "split", "difficulty", "seed", "episode_id", "observation"}
+    {
+        "task",
+        "task_id",
+        "mode",
+        "split",
+        "difficulty",
+        "seed",
+        "episode_id",
+        "observation",
+        "reward_mode",
+    }
 )
 GENERATED = "generated"
 PACK_PREFIX = "pack:"

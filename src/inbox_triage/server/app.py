@@ -30,11 +30,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from openenv.core.env_server.http_server import create_fastapi_app
 from openenv.core.env_server.types import ConcurrencyConfig
-from pydantic import ValidationError
 
-from inbox_triage.env import ActionRefused, InboxTriageEnv
+from inbox_triage.env import InboxTriageEnv
 from inbox_triage.models import TriageAction, TriageObservation, TriageState, too_long
 from inbox_triage.scenarios.pack_library import PACKS_ENV, PackLibrary
+from inbox_triage.seal import Seal
 from inbox_triage.server.api_docs import add_api_docs
 from inbox_triage.server.baseline import Baseline, agent_factory_for
 from inbox_triage.server.catalog import known_words, pack_catalog, task_catalog
@@ -111,6 +111,7 @@ def build_app(
     packs: PackLibrary | None = None,
     allow_llm_baseline: bool = False,
     runs: RunLibrary | None = None,
+    seal: Seal | None = None,
 ) -> FastAPI:
     """The whole server: OpenEnv's app with our session-aware routes in place of its
     stateless ``/reset``, ``/step`` and ``/state``. Every environment it makes plays packs
@@ -119,9 +120,10 @@ def build_app(
 
     OpenEnv's Gradio page is never mounted, whatever ``ENABLE_WEB_INTERFACE`` says: it shares
     one environment among all visitors and shows pydantic's full error text. Our console
-    (``server/console.py``) is there instead, one session per browser tab."""
+    (``server/console.py``) is there instead, one session per browser tab. With ``seal``,
+    every episode is drawn from the server's secret key (``seal.py``)."""
     library = packs if packs is not None else PackLibrary()
-    factory = functools.partial(InboxTriageEnv, packs=library)
+    factory = functools.partial(InboxTriageEnv, packs=library, seal=seal)
     app = create_fastapi_app(
         factory,
         TriageAction,
@@ -153,8 +155,10 @@ def build_app(
 
     add_mcp(app, store, sockets, factory)
 
-    app.state.packs = library
-    baseline = app.state.baseline = Baseline(factory, allow_llm=allow_llm_baseline)
+    app.state.seal = seal
+    # The baseline plays the public fixed tasks, sealed or not.
+    unsealed = functools.partial(InboxTriageEnv, packs=library)
+    baseline = app.state.baseline = Baseline(unsealed, allow_llm=allow_llm_baseline)
     app.router.on_startup.append(start_memory_trimmer)
 
     @app.exception_handler(SessionError)
@@ -195,22 +199,8 @@ def build_app(
                 return _error(409, "episode", "call /reset before /step")
             if env.done:
                 return _error(409, "episode", "the episode has ended; call /reset")
-            try:
-                TriageAction.model_validate(action)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                field, message = first_error_field([first])
-                allowed = (
-                    sorted(TriageAction.model_fields)
-                    if first["type"] == ("extra_forbidden")
-                    else None
-                )
-                return _error(422, field if field != "body" else "action", message, allowed)
-            try:
-                observation = env.step(action, strict=True)
-            except ActionRefused as exc:
-                e = exc.error
-                return _error(422, e["field"], e["message"], e.get("allowed"))
+            # A refused action is the episode's answer, at a step's cost, as on every route.
+            observation = env.step(action)
         return JSONResponse(_payload(observation, session_id))
 
     @app.get("/state", tags=["Sessions"], summary="The session's state (its decisions and budgets)")
@@ -224,6 +214,8 @@ def build_app(
         env = store.get(session_id, create=False).env
         if env.scenario is None:
             return _error(409, "episode", "call /reset first")
+        if env.withheld:
+            return _error(409, "episode", "with reward_mode final the grade comes at the end")
         grade = env.grade()
         return JSONResponse(
             {
@@ -272,7 +264,9 @@ def build_app(
 
     @app.get("/healthz", tags=["Health"], summary="Health check (as /health)")
     async def healthz() -> JSONResponse:
-        return JSONResponse({"status": "healthy", "http_sessions": len(store)})
+        return JSONResponse(
+            {"status": "healthy", "http_sessions": len(store), "sealed": seal is not None}
+        )
 
     app.state.max_body = MAX_BODY_BYTES
     add_console(app, library, runs if runs is not None else RunLibrary(), factory)
@@ -346,6 +340,7 @@ def serve(
     allow_llm_baseline: bool | None = None,
     runs: RunLibrary | None = None,
     on_ready: Callable[[str], None] | None = None,
+    seal: Seal | None = None,
 ) -> None:
     """Serves until stopped. ``pack_folders`` (or ``$INBOX_TRIAGE_PACKS``) name the folders
     whose packs are playable by name; ``allow_llm_baseline`` (or
@@ -366,6 +361,7 @@ def serve(
             else allow_llm_baseline
         ),
         runs=runs if runs is not None else RunLibrary.from_folders(run_folders_from_env()),
+        seal=seal,
     )
     # Observations are a few KB of JSON: compressing every WebSocket frame cost more server
     # time than it saved on loopback and LAN links (benchmarks/bench_server.py).

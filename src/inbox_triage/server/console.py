@@ -73,7 +73,8 @@ NO_STORE = {"cache-control": "no-store"}
 LEAVE_GRACE_S = 5.0
 
 
-def _setup(library: Any, runs: RunLibrary) -> dict[str, Any]:
+def _setup(library: Any, runs: RunLibrary, sealed: bool = False) -> dict[str, Any]:
+    """What the setup form offers: on a sealed server, no seed and no fixed task."""
     catalog = task_catalog()
     tasks = [
         {
@@ -88,6 +89,8 @@ def _setup(library: Any, runs: RunLibrary) -> dict[str, Any]:
         }
         for t in [*catalog["tasks"], *pack_catalog(library)]
     ]
+    if sealed:
+        tasks = [t for t in tasks if t["kind"] != "fixed"]
     knobs = [
         {
             "name": f.name,
@@ -102,7 +105,8 @@ def _setup(library: Any, runs: RunLibrary) -> dict[str, Any]:
         for name, config in PRESETS.items()
     }
     return {
-        "default_task": catalog["default_task"],
+        "default_task": tasks[0]["task_id"] if sealed else catalog["default_task"],
+        "sealed": sealed,
         "tasks": tasks,
         "splits": list(SPLITS),
         "difficulties": list(PRESETS),
@@ -240,7 +244,8 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
     @app.get("/web/api/setup", tags=["Console"], summary="What the console offers to play")
     async def setup() -> JSONResponse:
         idle = app.state.sessions.idle_timeout_s  # the page says when a session has gone
-        return JSONResponse({**_setup(library, runs), "idle_timeout_s": idle})
+        sealed = app.state.seal is not None
+        return JSONResponse({**_setup(library, runs, sealed), "idle_timeout_s": idle})
 
     @app.get("/web/api/episodes", tags=["Console"], summary="The served runs' episodes")
     async def episodes(request: Request) -> JSONResponse:

@@ -19,7 +19,6 @@ from inbox_triage.env import InboxTriageEnv
 from inbox_triage.models import TriageObservation
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.generator import KNOBS
-from inbox_triage.scenarios.pack_library import PackRefused
 from inbox_triage.scenarios.sources import EPISODE_FIELDS
 
 DEFAULT_SESSION = "default"
@@ -56,9 +55,9 @@ def start_episode(env: InboxTriageEnv, body: dict[str, Any]) -> TriageObservatio
     check_reset_fields(body)
     try:
         return env.reset(**body)
-    except PackRefused as exc:
-        raise SessionError(422, exc.field, exc.message, exc.allowed) from None
     except ScenarioError as exc:
+        if exc.field is not None:
+            raise SessionError(422, exc.field, exc.message, exc.allowed) from None
         raise SessionError(422, "task", str(exc)) from None
     except TypeError:
         raise SessionError(422, "body", "a reset field has the wrong type") from None

@@ -33,7 +33,7 @@ from openenv.core.env_server.types import (
 from pydantic import ValidationError
 
 from inbox_triage.env import InboxTriageEnv
-from inbox_triage.models import TriageAction, TriageObservation, validation_message
+from inbox_triage.models import TriageObservation, validation_message
 from inbox_triage.server.mcp import RpcError, answer, dispatch_bound
 from inbox_triage.server.sessions import SessionStore
 
@@ -119,10 +119,10 @@ def _answer(env: InboxTriageEnv, message: Any, session_id: str) -> tuple[str | N
     plain = message.keys() <= _ENVELOPE
     try:
         if kind == "step":
-            if not (plain and type(data) is dict):
+            if not plain:
                 WSStepMessage(**message)  # raises OpenEnv's own validation error
-            frame = observation_frame(env.step_validated(TriageAction.model_validate(data)))
-            return frame, True
+            # Whatever the action, the episode answers it (a refusal at a step's cost).
+            return observation_frame(env.step(data)), True
         if kind == "reset":
             if not plain or ("data" in message and type(data) is not dict):
                 WSResetMessage(**message)

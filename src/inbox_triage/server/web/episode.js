@@ -6,7 +6,7 @@ import { api, describeError, keep, kept, KEPT, state } from "./state.js";
 import { renderPolicy } from "./policy.js";
 import { mailItems } from "./mail.js";
 import { penaltyOf, refreshGrade, renderTranscript } from "./grade.js";
-import { actionFromForm, buildActionFields, setFormOpen, showRefusal, tooLong } from "./form.js";
+import { actionFromForm, buildActionFields, markRefused, setFormOpen, showRefusal, tooLong } from "./form.js";
 import { loadDecisions, renderEpisode, renderReading } from "./inbox.js";
 import { forgetSession, loadLimits, restoreDraft, sessionClosed } from "./session.js";
 
@@ -87,16 +87,21 @@ export async function takeAction(event) {
   put(box,
     el("p", {}, el("strong", { text: "Reward " }), el("output", { id: "last-reward", text: fmt(reward, 4) })),
     el("p", { id: "last-feedback", text: state.obs.last_feedback }),
-    err ? el("p", { class: "refused", text: `Error: ${err.field} ${err.message}${err.allowed ? " (allowed: " + err.allowed.join(", ") + ")" : ""}` }) : null,
+    err ? el("p", { class: "refused", role: "alert", text: `Refused: ${err.field} ${err.message}${err.allowed ? " (allowed: " + err.allowed.join(", ") + ")" : ""}` }) : null,
+    err ? el("p", { class: "muted", text: "A refused action uses a step and costs the invalid-action penalty, as on every route." }) : null,
     el("p", {}, el("strong", { id: "side-grade-label", text: "Grade so far " }), el("output", { id: "side-grade" }),
       el("a", { href: "#grade-panel", class: "muted", text: " (every component below)" })),
   );
   const items = mailItems(state.obs);
   const next = items.findIndex((m) => ["current", "open", "waiting"].includes(m.state));
-  if (next >= 0 && state.obs.mode === "triage") state.selected = next;
+  if (next >= 0 && state.obs.mode === "triage" && !err) state.selected = next;
   renderEpisode();
-  buildActionFields(); // a fresh form: queue room and open ids have changed
-  keep(KEPT.draft, null);
+  if (err) {
+    markRefused(err.field); // the form keeps what was written, to be put right
+  } else {
+    buildActionFields(); // a fresh form: queue room and open ids have changed
+    keep(KEPT.draft, null);
+  }
   await loadDecisions();
   renderReading($("#reading-pane"), mailItems(state.obs)[state.selected]);
   const before = state.grade ? state.grade.score : 0;

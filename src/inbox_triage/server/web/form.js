@@ -173,7 +173,7 @@ export function showRefusal(e) {
 }
 
 // The refused field, marked and focused, so the player sees what to change.
-function markRefused(field) {
+export function markRefused(field) {
   for (const marked of document.querySelectorAll("#action-form [aria-invalid]")) marked.removeAttribute("aria-invalid");
   const input = $(`#field-${field}`) || (field === "action_type" ? $("#action-type") : null);
   if (!input) return;

@@ -78,6 +78,11 @@ export function delta(mine, theirs) {
 
 export async function refreshGrade(final) {
   const answer = await api("/grader");
+  if (answer.status === 409 && state.obs && !state.obs.done) { // reward_mode final: at the end
+    $("#grade-value").textContent = "—";
+    $("#grade-note").textContent = "This episode's rewards and grade are withheld until it ends.";
+    return;
+  }
   if (!answer.ok) return;
   state.grade = answer.body;
   $("#grade-value").textContent = fmt(answer.body.score);

@@ -37,6 +37,8 @@ export function onModeChange() {
 export async function loadSetup() {
   const answer = await api("/web/api/setup");
   state.setup = answer.body;
+  // A sealed server draws every episode from its own key: no seed to choose.
+  $("#setup-seed").closest("label").hidden = Boolean(state.setup.sealed);
   const modes = [...new Set(state.setup.tasks.map((t) => t.mode))];
   fillSelect($("#setup-mode"), modes);
   fillSelect($("#setup-split"), state.setup.splits);
@@ -80,7 +82,8 @@ export async function startEpisode(event) {
   $("#replace-confirm").hidden = true;
   if (!state.session) await openSession();
   const task = state.setup.tasks.find((t) => t.task_id === $("#setup-task").value);
-  const body = { task: task.task_id, seed: Number($("#setup-seed").value || 0), observation: "full" };
+  const body = { task: task.task_id, observation: "full" };
+  if (!state.setup.sealed) body.seed = Number($("#setup-seed").value || 0); // sealed: the server draws it
   if (task.kind === "generated") {
     body.split = $("#setup-split").value;
     body.difficulty = $("#setup-difficulty").value;

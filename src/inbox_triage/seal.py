@@ -1,0 +1,65 @@
+"""Sealed episodes, for benchmarks and held-out leaderboards (``inbox-triage serve --sealed``).
+
+On a sealed server a client cannot choose or repeat an episode: every reset draws its scenario
+from the server's secret key and an opaque episode id it hands out, so scratch sessions learn
+nothing about anyone else's episode, and nothing shown (the title, the state) names the seed.
+Fixed tasks are public and are not played. By default a sealed server also withholds the step
+rewards until the end (``reward_mode: final``).
+
+The key comes from ``INBOX_TRIAGE_SEAL_KEY`` (so that an operator can re-create an episode
+from its id for an audit, with :meth:`Seal.seed_for`), or is drawn at start and never shown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from dataclasses import dataclass, field
+
+from inbox_triage.observations import REWARD_MODES
+from inbox_triage.scenarios.loader import ScenarioError
+
+KEY_VARIABLE = "INBOX_TRIAGE_SEAL_KEY"
+MIN_KEY_CHARS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Seal:
+    """A server's secret: what draws its episodes."""
+
+    key: bytes = field(repr=False)
+    reward_mode: str = "final"
+
+    def __post_init__(self) -> None:
+        if self.reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {', '.join(REWARD_MODES)}")
+
+    @classmethod
+    def from_environment(cls, reward_mode: str = "final") -> Seal:
+        """The key in ``INBOX_TRIAGE_SEAL_KEY`` (at least 16 characters), else a fresh one."""
+        given = os.environ.get(KEY_VARIABLE)
+        if given is not None and len(given) < MIN_KEY_CHARS:
+            raise ValueError(f"{KEY_VARIABLE} must be at least {MIN_KEY_CHARS} characters")
+        key = given.encode() if given else secrets.token_bytes(32)
+        return cls(key, reward_mode)
+
+    def seed_for(self, episode_id: str) -> int:
+        """The generator seed an episode id stands for (the operator's to know, nobody else's)."""
+        digest = hmac.new(self.key, episode_id.encode(), hashlib.sha256).digest()
+        return int.from_bytes(digest[:8], "big") >> 1
+
+    def new_episode(self) -> tuple[str, int]:
+        """An opaque episode id and the seed it stands for."""
+        episode_id = "sealed-" + secrets.token_hex(12)
+        return episode_id, self.seed_for(episode_id)
+
+    def check(self, seed: object, episode_id: object, reward_mode: str | None) -> str:
+        """Refuses what a sealed reset may not choose; the reward mode the episode plays."""
+        for name, value in (("seed", seed), ("episode_id", episode_id)):
+            if value is not None:
+                raise ScenarioError("is drawn by this sealed server: leave it out", name)
+        if reward_mode is not None and reward_mode != self.reward_mode:
+            raise ScenarioError("is set by this sealed server", "reward_mode", [self.reward_mode])
+        return self.reward_mode
