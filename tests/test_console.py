@@ -47,7 +47,8 @@ def runs(tmp_path_factory) -> Path:
         RunConfig(agents=["heuristic"], tasks=tasks, episodes=1, keep_trajectory=False),
         root / "bare",
     )
-    edit_record(root / "both", root / "edited", seed=0, step=3, priority="low")
+    # a priority the inbox does not have: refused, whatever the episode's own was
+    edit_record(root / "both", root / "edited", seed=0, step=3, priority="mega")
     return root
 
 

@@ -51,7 +51,7 @@ def runs(tmp_path_factory) -> Path:
     plus a hand-edited copy of the heuristic's whose third action differs."""
     root = tmp_path_factory.mktemp("browser-runs")
     heuristic, _ = make_runs(root)
-    edit_record(heuristic, root / "edited-run", seed=0, step=3, priority="low")
+    edit_record(heuristic, root / "edited-run", seed=0, step=3, priority="mega")  # refused
     return root
 
 

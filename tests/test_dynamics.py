@@ -156,17 +156,23 @@ def test_a_hand_built_scenario_with_an_arrival_and_an_answer_plays_through():
     assert len(env._engine.visible_ids()) == 2
 
 
-def test_asking_for_nothing_the_case_needs_costs_and_frees_no_decision():
+def test_asking_for_nothing_the_case_needs_costs_the_grade_and_says_nothing():
     env = InboxTriageEnv()
     env.reset(task="ticket/easy_password_reset")  # needs no evidence
-    env.step({"action_type": "set_priority", "value": "low"})
+    truth = env.scenario.tickets[0].truth
+    env.step({"action_type": "set_priority", "value": truth.priority})
+    before = env.grade().value
+    assert before > 0
     obs = env.step({"action_type": "request_info", "value": "Could you send a screenshot?"})
-    assert [i["kind"] for i in env.state.incidents] == ["needless_request"]
+    assert env.state.incidents == []  # nothing visible says it was needless ...
+    components = {c.name: c.score for c in env.grade().components}
+    assert components["info_request"] == -1.0 and env.grade().value < before  # ... it costs
     while not obs.customer_messages:
         obs = env.step({"action_type": "noop"})
-    env.step({"action_type": "set_priority", "value": "medium"})
-    assert [i["kind"] for i in env.state.incidents].count("revision") == 1  # not free
-    assert {c.name: c.score for c in env.grade().components}["priority"] == 0.5
+    assert obs.customer_messages[0]["kind"] == "reply"  # the customer answers all the same
+    other = "medium" if truth.priority != "medium" else "low"
+    env.step({"action_type": "set_priority", "value": other})  # any answer is news
+    assert [i["kind"] for i in env.state.incidents].count("revision") == 0
 
 
 def test_a_wrong_label_does_not_stop_the_customer_chasing():

@@ -2,8 +2,10 @@
 
 ``tests/data/golden_episodes.json`` was recorded (``python tests/golden_episodes.py``) before
 observations were made lean and the engine faster, and recorded again, with full observations,
-when grader 2 changed what texts earn: 211 episodes over every mode, fixed and generated tasks,
-the built-in agents and one that makes refused actions. Each is replayed here
+when grader 2 changed what texts earn, and again when generator v3 and grader 3 (issue 29) drew
+what an agent sees apart from the truth (generator v1 and v2's scenarios unchanged, now both
+pinned here): episodes over every mode, fixed and generated tasks, the built-in agents and one
+that makes refused actions. Each is replayed here
 and compared field by field: every observation field over the episode, the agent's actions,
 the rewards, the final grade with its explanations and the state.
 """

@@ -8,7 +8,7 @@ import pytest
 
 from inbox_triage.agents import HeuristicAgent, make_agent
 from inbox_triage.agents.oracle import truth_plan
-from inbox_triage.agents.planning import Item
+from inbox_triage.agents.planning import Item, by_policy
 from inbox_triage.env import InboxTriageEnv
 from inbox_triage.evaluation import run_episode
 from inbox_triage.scenarios import ScenarioError
@@ -42,7 +42,9 @@ def test_splits_use_disjoint_phrasings_and_names():
     def texts(split: str) -> tuple[set[str], set[str]]:
         bodies, names = set(), set()
         for seed in range(150):
-            for t in generate("triage", split, "easy", seed, texture_rate=0.0).tickets:
+            # (no scams: one imitating us signs as our own company in every split)
+            for t in generate("triage", split, "easy", seed, texture_rate=0.0,
+                              adversarial_rate=0.0).tickets:
                 bodies.add(t.body)
                 names.add(t.customer.name.split()[0])
         return bodies, names
@@ -81,23 +83,22 @@ def test_knobs_bound_the_inbox_and_bad_knobs_are_named():
         InboxTriageEnv().reset(task="triage/easy", split="test")
 
 
-def test_presets_get_harder():
-    def stats(difficulty: str) -> tuple[float, float, float]:
-        arrivals, adversarial, slack = [], [], []
+def test_presets_get_harder_on_the_same_mix_of_mail():
+    def stats(difficulty: str) -> tuple[float, float, float, float]:
+        arrivals, adversarial, waited, room = [], [], [], []
         for seed in range(40):
             s = generate("triage", "train", difficulty, seed)
             arrivals.append(mean(t.arrives_at > 0 for t in s.tickets))
             adversarial.append(mean(t.truth.priority == "spam" for t in s.tickets))
-            needed = {}
-            for t in s.tickets:
-                needed[t.truth.queue] = needed.get(t.truth.queue, 0) + 1
-            slack.append(mean(c - needed[q] for q, c in s.settings.queue_capacity.items()))
-        return mean(arrivals), mean(adversarial), mean(slack)
+            waited.append(mean(t.received_minutes_ago for t in s.tickets))
+            room.append(sum(s.settings.queue_capacity.values()) / len(s.tickets))
+        return mean(arrivals), mean(adversarial), mean(waited), mean(room)
 
     easy, hard = stats("easy"), stats("hard")
-    assert easy[0] == 0 < hard[0]
-    assert easy[1] < hard[1]
-    assert easy[2] > hard[2]
+    assert easy[0] == 0 < hard[0]  # mail arrives during the shift
+    assert abs(easy[1] - hard[1]) < 0.05  # the difficulty says nothing of what mail is about
+    assert easy[2] < hard[2]  # older mail: tighter deadlines
+    assert easy[3] > hard[3]  # less room per message
     assert PRESETS["hard"].size > PRESETS["easy"].size
 
 
@@ -146,7 +147,8 @@ class Memoriser(HeuristicAgent):
         self.hits += 1
         if obs["mode"] == "triage" and item["done"]:
             return []
-        return truth_plan(obs["mode"], item["id"], (item["name"] or "").split()[0], truth)
+        plan = truth_plan(obs["mode"], item["id"], (item["name"] or "").split()[0], truth)
+        return by_policy(plan, obs, item["queue"])  # the budget and queue rules
 
 
 def test_memorising_train_scores_near_the_oracle_on_train_and_no_better_than_heuristic_on_test():

@@ -20,22 +20,26 @@ from inbox_triage.scenarios.sources import make_scenario
 # ---------------------------------------------------------------- versions
 
 
-def test_v1_plays_by_name_and_v2_is_the_default():
+def test_v1_and_v2_play_by_name_and_v3_is_the_default():
     v1 = make_scenario("triage/generated@v1", split="test", seed=4)
     assert v1 == generate("triage", "test", "medium", 4, version=1)
     assert v1.version == 1 and v1.policy.text.startswith("# Support policy (v2)")
     assert all(t.customer.role is None for t in v1.tickets)
-    v2 = make_scenario("triage/generated", split="test", seed=4)
+    v2 = make_scenario("triage/generated@v2", split="test", seed=4)
     assert v2.version == 2 and v2.policy.text.startswith("# Support policy (v3)")
-    assert all(t.customer.role is not None for t in v2.tickets)
+    assert all(t.customer.role is not None and t.customer.known_as is None for t in v2.tickets)
     assert "| T14 |" in v2.org.guide  # the routing guide with its row codes
+    v3 = make_scenario("triage/generated", split="test", seed=4)
+    assert v3.version == 3 and v3.policy.text.startswith("# Support policy (v4)")
+    assert all(t.customer.known_as is not None for t in v3.tickets)
+    assert "| Q1 |" in v3.org.guide and v3.org.overflow_queue == "backlog"
 
 
 def test_an_unknown_generator_version_is_refused_by_name():
-    with pytest.raises(ScenarioError, match="versions @v1, @v2"):
+    with pytest.raises(ScenarioError, match="versions @v1, @v2, @v3"):
         make_scenario("triage/generated@v7", seed=0)
-    with pytest.raises(ScenarioError, match="generator version 3 is not one of 1, 2"):
-        generate("triage", version=3)
+    with pytest.raises(ScenarioError, match="generator version 4 is not one of 1, 2, 3"):
+        generate("triage", version=4)
 
 
 def test_fixed_tasks_keep_the_policy_they_were_published_with():
@@ -44,9 +48,9 @@ def test_fixed_tasks_keep_the_policy_they_were_published_with():
     assert obs.policy.startswith("# Support policy (v2)")
 
 
-def test_v2_plays_the_same_in_process_and_by_task_id():
+def test_the_newest_generator_plays_the_same_in_process_and_by_task_id():
     a = InboxTriageEnv().reset(task="inbox/generated", seed=9, split="validation")
-    b = InboxTriageEnv().reset(task="inbox/generated@v2", seed=9, split="validation")
+    b = InboxTriageEnv().reset(task="inbox/generated@v3", seed=9, split="validation")
     assert a.model_dump() == b.model_dump()
 
 
@@ -133,12 +137,14 @@ def test_senders_are_who_they_say():
     assert {"customer", "colleague", "press", "scammer", "notice", "vendor"} <= roles
 
 
-def test_the_sender_role_is_in_what_the_agent_sees():
+def test_v2_still_shows_the_sender_role_as_published_and_v3_only_the_records():
     env = InboxTriageEnv()
-    obs = env.reset(task="triage/generated", seed=2, split="test", difficulty="hard")
-    assert {e["sender_role"] for e in obs.inbox} <= set(ROLES)
+    obs = env.reset(task="triage/generated@v2", seed=2, split="test", difficulty="hard")
+    assert {e["sender_role"] for e in obs.inbox} <= set(ROLES)  # which leaks (issue 29)
     v1 = env.reset(task="triage/generated@v1", seed=2, split="test", difficulty="hard")
     assert all("sender_role" not in e for e in v1.inbox)
+    v3 = env.reset(task="triage/generated", seed=2, split="test", difficulty="hard")
+    assert all("sender_role" not in e and "sender_known_as" in e for e in v3.inbox)
 
 
 def test_a_forward_comes_from_a_colleague_and_names_the_customer():

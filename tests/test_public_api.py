@@ -39,7 +39,8 @@ _TRAINING = [
 _EXPORT = ["--difficulty", "--format", "--mode", "--n", "--out", "--seed", "--split"]
 EXPECTED_CLI = {
     "check": [
-        "--calibration", "--calibration-set", "--random-episodes", "--seeds", "--tasks", "-t",
+        "--calibration", "--calibration-set", "--leaks", "--random-episodes", "--seeds",
+        "--size", "--tasks", "-t",
     ],
     "eval": [
         "--address", "--agent", "--backend", "--base-url", "--concurrency", "--difficulty",
@@ -54,7 +55,7 @@ EXPECTED_CLI = {
     "report": ["--markdown", "--mixed-graders", "--plots", "--threshold"],
     "serve": [
         "--allow-llm-baseline", "--host", "--idle-timeout", "--max-sessions", "--packs", "--port",
-        "--runs",
+        "--reward-mode", "--runs", "--sealed",
     ],
     "tasks": [],
     "train grpo": _TRAINING,

@@ -80,18 +80,25 @@ BAD_STEPS = [
 
 
 @pytest.mark.parametrize(("action", "field", "allowed"), BAD_STEPS)
-def test_bad_steps_get_4xx_naming_the_field_and_change_nothing(client, action, field, allowed):
+def test_bad_steps_are_refused_naming_the_field_at_a_steps_cost_and_change_nothing_else(
+    client, action, field, allowed
+):
+    """A refused action is the episode's answer (200, as on the socket, over MCP and
+    in-process): it names the field and the allowed values, uses a step and costs the
+    invalid-action penalty, and changes nothing else."""
     client.post("/reset")
     before = client.get("/state").json()
     response = client.post("/step", json=action)
-    assert response.status_code == 422
-    error = response.json()["error"]
+    assert response.status_code == 200
+    error = response.json()["observation"]["last_action_error"]
     assert error["field"] == field
     if allowed:
         assert allowed in error["allowed"]
+    assert response.json()["reward"] == pytest.approx(-0.05)
     after = client.get("/state").json()
-    assert {k: v for k, v in after.items() if k != "episode_id"} == {
-        k: v for k, v in before.items() if k != "episode_id"}
+    assert after["step_count"] == before["step_count"] + 1 and after["invalid_actions"] == 1
+    unchanged = ("tickets", "queue_remaining", "escalation_budget_remaining", "now")
+    assert {k: after[k] for k in unchanged} == {k: before[k] for k in unchanged}
     assert client.post("/step", json=HACKED).status_code == 200  # the episode goes on
 
 
@@ -157,7 +164,7 @@ def test_a_refusal_keeps_its_own_words_whatever_the_request_repeated(client):
         "/step",
         json={"action_type": "set_priority", "value": "whatever value is allowed here"},
         headers=session,
-    ).json()["error"]
+    ).json()["observation"]["last_action_error"]
     assert refused == {
         "field": "value",
         "message": "is not an allowed value",
@@ -177,20 +184,22 @@ def test_every_length_refusal_says_the_same_thing_and_names_its_field(client):
         "summary": client.post("/step", json={**HACKED, "summary": "s" * 300}),
         "reply_draft": client.post("/step", json={**HACKED, "reply_draft": "r" * 9000}),
     }
-    assert answers["summary"].json()["error"] == {
+    assert answers["summary"].json()["observation"]["last_action_error"] == {
         "field": "summary",
         "message": "may be at most 280 characters (it has 300)",
     }
-    assert answers["reply_draft"].json()["error"] == {
+    assert answers["reply_draft"].json()["observation"]["last_action_error"] == {
         "field": "reply_draft",
         "message": "may be at most 8000 characters (it has 9000)",
     }
+    assert "rrrr" not in answers["reply_draft"].text and "ssss" not in answers["summary"].text
     too_big = client.post("/step", content=json.dumps({**HACKED, "summary": "b" * 70_000}))
     assert too_big.status_code == 413
     assert too_big.json()["error"]["field"] == "body"
     message = too_big.json()["error"]["message"]
     assert message.startswith("may be at most 65536 bytes (it has ") and "bbbb" not in message
-    assert client.get("/state").json()["step_count"] == 0  # none of them cost a step
+    # the two the episode refused cost a step each; the body it never read costs nothing
+    assert client.get("/state").json()["step_count"] == 2
 
 
 def test_in_process_and_socket_refusals_use_the_same_length_wording():
@@ -208,5 +217,8 @@ def test_in_process_and_socket_refusals_use_the_same_length_wording():
         socket.receive_json()
         socket.send_json({"type": "step", "data": {**HACKED, "summary": "s" * 8001}})
         frame = socket.receive_json()
-    assert frame["type"] == "error"
-    assert frame["data"]["errors"][0]["msg"] == "may be at most 8000 characters (it has 8001)"
+    assert frame["type"] == "observation"  # the episode's refusal, as in-process
+    assert frame["data"]["observation"]["last_action_error"] == {
+        "field": "summary",
+        "message": "may be at most 8000 characters (it has 8001)",
+    }

@@ -115,8 +115,8 @@ def test_bad_websocket_frames_get_errors_and_keep_the_connection(server):
         early = ask(json.dumps({"type": "step", "data": {"action_type": "finish"}}))
         assert early["type"] == "observation"  # before reset: answered, not crashed
         assert early["data"]["observation"]["last_action_error"]["field"] == "episode"
-        bad = ask(json.dumps({"type": "step", "data": {"colour": "red"}}))
-        assert bad["type"] == "error" and bad["data"]["code"] == "VALIDATION_ERROR"
+        shapeless = ask(json.dumps({"type": "step", "data": "finish"}))  # not OpenEnv's frame
+        assert shapeless["type"] == "error" and shapeless["data"]["code"] == "VALIDATION_ERROR"
         bad_task = ask(json.dumps({"type": "reset", "data": {"task": "nope"}}))
         assert bad_task["type"] == "error" and "unknown task" in bad_task["data"]["message"]
         ok = ask(json.dumps({"type": "reset", "data": {"task": "inbox/easy_password_reset"}}))
@@ -125,6 +125,9 @@ def test_bad_websocket_frames_get_errors_and_keep_the_connection(server):
             "action_type": "classify_ticket", "ticket_id": "T-101", "priority": "mega"}}))
         error = refused["data"]["observation"]["last_action_error"]
         assert error["field"] == "priority" and "urgent" in error["allowed"]
+        bad = ask(json.dumps({"type": "step", "data": {"colour": "red"}}))  # the episode's refusal
+        assert bad["data"]["observation"]["last_action_error"]["field"] == "colour"
+        assert bad["data"]["observation"]["step_count"] == 2 and bad["data"]["reward"] < 0
         done = ask(json.dumps({"type": "step", "data": {"action_type": "finish"}}))
         assert done["data"]["done"] is True
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict
@@ -15,12 +14,7 @@ from pydantic import ValidationError
 
 from inbox_triage.domain import ActionError, Engine, Scenario
 from inbox_triage.grading import PENALTIES, Grade, Grader, penalty_for, step_reward
-from inbox_triage.models import (
-    TriageAction,
-    TriageObservation,
-    TriageState,
-    validation_message,
-)
+from inbox_triage.models import TriageAction, TriageObservation, TriageState, action_error
 from inbox_triage.modes import MODE_VIEWS, ModeView
 from inbox_triage.modes.base import SentViews, ViewCache
 from inbox_triage.observations import (
@@ -34,29 +28,8 @@ from inbox_triage.observations import (
 )
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.pack_library import PackLibrary
-from inbox_triage.scenarios.sources import (
-    DEFAULT_TASK,
-    PACK_PREFIX,
-    generated_task_ids,
-    is_generated,
-    make_scenario,
-    resolve_task_id,
-)
+from inbox_triage.scenarios.sources import DEFAULT_TASK, make_scenario
 from inbox_triage.seal import Seal
-
-# A field name that comes back in a refusal is cut to this (an unknown one is the sender's).
-MAX_FIELD_NAME = 64
-
-
-def action_error_dict(exc: ValidationError) -> dict[str, Any]:
-    """The first problem of a pydantic validation error, in the same shape as ActionError."""
-    first = exc.errors()[0]
-    field = ".".join(str(p) for p in first.get("loc", ()))[:MAX_FIELD_NAME] or "action"
-    message = validation_message(first)
-    if first.get("type") == "extra_forbidden":
-        message = "is not a known action field"
-        return {"field": field, "message": message, "allowed": sorted(TriageAction.model_fields)}
-    return {"field": field, "message": message}
 
 
 class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
@@ -132,14 +105,11 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             if own in knobs:
                 raise ScenarioError(f"{own} is not a reset field")
         if self.seal is not None:
-            rewards = self.seal.check(seed, episode_id, reward_mode)
-            _check_sealable(chosen, mode)
+            rewards = self.seal.check(chosen, mode, seed, episode_id, reward_mode)
             episode_id, seed = self.seal.new_episode()
         scenario = make_scenario(chosen, mode, split, difficulty, seed, packs=self.packs, **knobs)
         if self.seal is not None:  # nothing shown may name the seed
-            title = re.sub(r",? seed \d+", "", scenario.title)
-            scenario = scenario.model_copy(update={"title": title, "seed": None})
-            seed = None
+            scenario, seed = self.seal.hide(scenario), None
         self._start(scenario, seed=seed, episode_id=episode_id, style=style, rewards=rewards)
         return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
 
@@ -173,7 +143,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         try:
             parsed, error = _parse(action), None
         except ValidationError as exc:
-            parsed, error = None, action_error_dict(exc)
+            parsed, error = None, action_error(exc)
         except ActionError as exc:
             parsed, error = None, exc.as_dict()
         return self._play(parsed, error)
@@ -230,7 +200,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             max_steps=self._scenario.settings.max_steps,
             escalation_budget_remaining=engine.state.escalation_budget,
             queue_remaining=dict(engine.state.queue_remaining),
-            tickets={tid: _work_view(w) for tid, w in engine.state.work.items()},
+            tickets={tid: w.decisions() for tid, w in engine.state.work.items()},
             progress_score=0.0 if withheld else self._potential,
             total_reward=0.0 if withheld else self._total_reward,
             penalties=0.0 if withheld else self._penalties,
@@ -407,18 +377,6 @@ def _check_reward_mode(mode: object) -> str:
     return mode
 
 
-def _check_sealable(task: str | None, mode: str | None) -> None:
-    """A sealed environment plays generated tasks and packs: a fixed task is public."""
-    task_id = resolve_task_id(task, mode)
-    if not (is_generated(task_id) or PACK_PREFIX in task_id):
-        raise ScenarioError(
-            "is a fixed task, which anyone can replay: a sealed server plays generated tasks "
-            "and packs",
-            "task",
-            generated_task_ids(),
-        )
-
-
 def _check_style(style: object) -> str:
     if style is None:
         return DEFAULT_STYLE
@@ -434,20 +392,3 @@ def _parse(action: object) -> TriageAction:
     if isinstance(action, Mapping):
         return TriageAction.model_validate(dict(action))
     raise ActionError("action", f"must be an object of fields, not {type(action).__name__}")
-
-
-def _work_view(work: Any) -> dict[str, Any]:
-    return {
-        "priority": work.priority,
-        "category": work.category,
-        "queue": work.queue,
-        "tags": list(work.tags),
-        "sentiment": work.sentiment,
-        "status": work.status,
-        "flagged": work.flagged,
-        "escalated_to": work.escalated_to,
-        "resolution": work.resolution,
-        "templates_sent": list(work.templates_sent),
-        "has_reply": work.reply is not None,
-        "info_requested": work.info_request is not None,
-    }

@@ -9,10 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from openenv.core.env_server.types import Action, Observation, State
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 MAX_TEXT = 8000
 MAX_ID = 200
+# Bumped when what an agent is shown changes meaning: 1, the sender's role (generator v2); 2,
+# only what the records say of the sender (``sender_known_as``), budgets and times drawn apart
+# from the truth, and the same refusal on every route (issue 29). Runs record it.
+OBSERVATION_VERSION = 2
 
 
 def too_long(limit: int, unit: str, size: int | None = None) -> str:
@@ -30,6 +34,21 @@ def validation_message(error: dict[str, Any]) -> str:
         size = len(given) if isinstance(given, str) else None
         return too_long(ctx["max_length"], "characters", size)
     return str(error.get("msg", "is invalid"))
+
+
+# A field name that comes back in a refusal is cut to this (an unknown one is the sender's).
+MAX_FIELD_NAME = 64
+
+
+def action_error(exc: ValidationError) -> dict[str, Any]:
+    """The first problem of a pydantic validation error, in the same shape as ActionError."""
+    first = exc.errors()[0]
+    field = ".".join(str(p) for p in first.get("loc", ()))[:MAX_FIELD_NAME] or "action"
+    message = validation_message(first)
+    if first.get("type") == "extra_forbidden":
+        message = "is not a known action field"
+        return {"field": field, "message": message, "allowed": sorted(TriageAction.model_fields)}
+    return {"field": field, "message": message}
 
 
 class TriageAction(Action):

@@ -15,11 +15,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 import secrets
 from dataclasses import dataclass, field
 
+from inbox_triage.domain import Scenario
 from inbox_triage.observations import REWARD_MODES
 from inbox_triage.scenarios.loader import ScenarioError
+from inbox_triage.scenarios.sources import (
+    PACK_PREFIX,
+    generated_task_ids,
+    is_generated,
+    resolve_task_id,
+)
 
 KEY_VARIABLE = "INBOX_TRIAGE_SEAL_KEY"
 MIN_KEY_CHARS = 16
@@ -55,11 +63,33 @@ class Seal:
         episode_id = "sealed-" + secrets.token_hex(12)
         return episode_id, self.seed_for(episode_id)
 
-    def check(self, seed: object, episode_id: object, reward_mode: str | None) -> str:
-        """Refuses what a sealed reset may not choose; the reward mode the episode plays."""
+    def check(
+        self,
+        task: str | None,
+        mode: str | None,
+        seed: object,
+        episode_id: object,
+        reward_mode: str | None,
+    ) -> str:
+        """Refuses what a sealed reset may not choose (a seed, an episode id, a fixed task,
+        which anyone can replay); the reward mode the episode plays."""
+        task_id = resolve_task_id(task, mode)
+        if not (is_generated(task_id) or PACK_PREFIX in task_id):
+            raise ScenarioError(
+                "is a fixed task, which anyone can replay: a sealed server plays generated "
+                "tasks and packs",
+                "task",
+                generated_task_ids(),
+            )
         for name, value in (("seed", seed), ("episode_id", episode_id)):
             if value is not None:
                 raise ScenarioError("is drawn by this sealed server: leave it out", name)
         if reward_mode is not None and reward_mode != self.reward_mode:
             raise ScenarioError("is set by this sealed server", "reward_mode", [self.reward_mode])
         return self.reward_mode
+
+    @staticmethod
+    def hide(scenario: Scenario) -> Scenario:
+        """The scenario as a sealed episode shows it: its title and seed name no seed."""
+        title = re.sub(r",? seed \d+", "", scenario.title)
+        return scenario.model_copy(update={"title": title, "seed": None})

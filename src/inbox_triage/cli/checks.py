@@ -103,6 +103,45 @@ def _check_calibration(folder: Path) -> int:
     return 1 if any(s.failures() for s in summaries) else 0
 
 
+def _check_leaks(size: str) -> int:
+    """The leak audit's table and the no_reading policy's, per mode; 1 if anything leaks."""
+    from inbox_triage.evaluation.leaks import (
+        MAX_GAP,
+        NO_READING_CEILING,
+        SIZES,
+        check_leaks,
+    )
+    from inbox_triage.evaluation.leaks.audit import HEADER, table_rows
+
+    if size not in SIZES:
+        raise typer.BadParameter(f"must be one of {', '.join(SIZES)}", param_hint="--size")
+    with console.status("auditing") as status:
+        report = check_leaks(size=size, progress=lambda text: status.update(text))
+    table = Table(title=f"leak audit ({size}): accuracy on the test split, per decision field")
+    for i, column in enumerate(HEADER):
+        table.add_column(column, justify="right" if 2 <= i <= 6 else "left")
+    for row in table_rows(report.audits):
+        style = "" if row[-1] == "ok" else "red"
+        table.add_row(*(escape(c) for c in row), style=style)
+    console.print(table)
+    console.print(
+        "legit: the sender's tier and whether the sender is in the records; metadata: every "
+        "other field but the message texts; masked prompt: the rendered prompt with every "
+        f"message text masked. A field leaks when the better of those beats legit by more "
+        f"than {MAX_GAP}."
+    )
+    table = Table(title="no_reading policy against the heuristic (test split)")
+    for column in ("mode", "difficulty", "no_reading", "heuristic", "result"):
+        table.add_column(
+            column, justify="right" if column in ("no_reading", "heuristic") else "left"
+        )
+    for c in report.cells:
+        verdict = "ok" if c.ok else f"FAIL (ceiling {NO_READING_CEILING}, below the heuristic)"
+        table.add_row(c.mode, c.difficulty, f"{c.no_reading:.3f}", f"{c.heuristic:.3f}", verdict)
+    console.print(table)
+    return 0 if report.ok else 1
+
+
 @app.command("check")
 def check_command(
     tasks: Annotated[
@@ -124,11 +163,26 @@ def check_command(
         Path,
         typer.Option(help="The calibration set's folder (with --calibration)."),
     ] = DEFAULT_SET,
+    leaks: Annotated[
+        bool,
+        typer.Option(
+            "--leaks",
+            help="Audit what an agent sees besides the mail instead: classifiers on every other "
+            "field against the signals a real inbox has, and the no_reading policy.",
+        ),
+    ] = False,
+    size: Annotated[
+        str,
+        typer.Option(help="With --leaks: full (minutes) or small (a quick look)."),
+    ] = "full",
 ) -> None:
     """Check the environment's rules on every fixed task and on each mode's generated task in
-    every split; exit 1 if any rule fails. With --calibration, grade people's texts instead."""
+    every split; exit 1 if any rule fails. With --calibration, grade people's texts instead;
+    with --leaks, audit what gives answers away without reading."""
     if calibration:
         raise typer.Exit(_check_calibration(calibration_set))
+    if leaks:
+        raise typer.Exit(_check_leaks(size))
     rules = Rules(random_episodes=random_episodes, generated_seeds=seeds)
     chosen = select_tasks(tasks) if tasks else None
     results = check_environment(chosen, rules)

@@ -55,6 +55,23 @@ class TicketWork:
     reopened: int = 0
     violations: int = 0
 
+    def decisions(self) -> dict[str, object]:
+        """What the agent may see of its own work (the episode state's view of a ticket)."""
+        return {
+            "priority": self.priority,
+            "category": self.category,
+            "queue": self.queue,
+            "tags": list(self.tags),
+            "sentiment": self.sentiment,
+            "status": self.status,
+            "flagged": self.flagged,
+            "escalated_to": self.escalated_to,
+            "resolution": self.resolution,
+            "templates_sent": list(self.templates_sent),
+            "has_reply": self.reply is not None,
+            "info_requested": self.info_request is not None,
+        }
+
     @property
     def status(self) -> str:
         if self.resolution is not None:

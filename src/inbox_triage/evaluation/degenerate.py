@@ -248,6 +248,13 @@ def _stuffed() -> str:
     return "Hello, " + ", ".join(sorted(words)) + "."
 
 
+def no_reading_policy() -> Agent:
+    """The leak audit's best metadata classifiers playing with stock texts."""
+    from inbox_triage.evaluation.leaks.no_reading import NoReadingAgent
+
+    return NoReadingAgent()
+
+
 POLICIES: dict[str, Callable[[], Agent]] = {
     "noop": lambda: make_agent("noop"),
     "finish_at_once": FinishAtOnce,
@@ -290,6 +297,8 @@ POLICIES: dict[str, Callable[[], Agent]] = {
         )  # just under the 8,000 allowed
     ),
     "invalid_actions": InvalidStream,
+    # decides from everything but the mail's words, with stock texts (issue 29)
+    "no_reading": no_reading_policy,
 }
 CEILINGS: dict[str, float] = {name: 0.30 for name in POLICIES}
 CEILINGS["noop"] = 0.05

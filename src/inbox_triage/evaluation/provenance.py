@@ -18,6 +18,7 @@ from inbox_triage.evaluation.records import (
     write_meta,
 )
 from inbox_triage.grading import GRADER_VERSION
+from inbox_triage.models import OBSERVATION_VERSION
 from inbox_triage.scenarios.generator.data import LATEST
 
 
@@ -83,6 +84,7 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         "grader": str(GRADER_VERSION),
         "generator": str(LATEST),
+        "observation": str(OBSERVATION_VERSION),
     }
     for package in ("inbox-triage", "openenv", "openai", "pydantic"):
         try:

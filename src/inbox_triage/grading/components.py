@@ -121,8 +121,9 @@ def _response(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
     return 1.0 / len(set(w.templates_sent)), ""
 
 
-# What a request the case did not need counts in the info_request component: it cancels a
-# good request (the component's mean is never below 0), so that asking everyone cannot pay.
+# A request the case did not need counts this much in the info_request component: it cancels
+# a good request, so that asking everyone cannot pay (the one component that can fall below 0;
+# the grade itself stays in [0, 1]).
 NEEDLESS_REQUEST = -1.0
 
 
@@ -195,7 +196,7 @@ EXPLAIN = {
     "summary": "summaries stating the key points in own words",
     "reply": "replies with the right content and no policy breach",
     "response": "tickets answered with a suitable template",
-    "info_request": "evidence requests asking for what the case needs",
+    "info_request": "evidence requests asking for what the case needs (a needless one -1)",
     "resolution": "tickets resolved with the right code",
     "closure": "tickets closed once the work was done, by the owning team",
     "sla": "first responses within SLA, to the right team",

@@ -158,7 +158,7 @@ class Grader:
             return None
         order = [results[t] for t in self._order if t in results]
         scores = [r[0] for r in order]
-        mean = max(-1.0, sum(scores) / len(scores))  # a needless request counts below 0
+        mean = sum(scores) / len(scores)
         if not explain:
             part = self._means[name] = ComponentScore(name, mean, self.weights[name], "")
             return part

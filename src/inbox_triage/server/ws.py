@@ -119,9 +119,10 @@ def _answer(env: InboxTriageEnv, message: Any, session_id: str) -> tuple[str | N
     plain = message.keys() <= _ENVELOPE
     try:
         if kind == "step":
-            if not plain:
+            if not (plain and type(data) is dict):
                 WSStepMessage(**message)  # raises OpenEnv's own validation error
-            # Whatever the action, the episode answers it (a refusal at a step's cost).
+            # Whatever the object of fields, the episode answers it (a refusal at a step's
+            # cost, as over HTTP and in-process).
             return observation_frame(env.step(data)), True
         if kind == "reset":
             if not plain or ("data" in message and type(data) is not dict):

@@ -14,6 +14,7 @@ import threading
 from typing import Any
 
 from inbox_triage.agents.base import ActionDict, Observation, compose_reply
+from inbox_triage.agents.heuristic import avoid_full_queues, fit_to_vocabulary
 from inbox_triage.agents.planning import Item, PlanningAgent
 from inbox_triage.evaluation.leaks.features import ticket_features
 from inbox_triage.evaluation.leaks.probe import DECISIONS, collect
@@ -114,6 +115,11 @@ class NoReadingAgent(PlanningAgent):
         return self._guesses[item["id"]]
 
     def plan_for(self, item: Item, obs: Observation) -> list[ActionDict]:
+        """The plan from the guesses, kept valid on the episode's vocabulary and budgets."""
+        plan = fit_to_vocabulary(self._plan(item, obs), obs["vocabulary"])
+        return avoid_full_queues(plan, obs, item["queue"])
+
+    def _plan(self, item: Item, obs: Observation) -> list[ActionDict]:
         mode = obs["mode"]
         if mode == "triage" and item["done"]:
             return []
@@ -129,7 +135,7 @@ class NoReadingAgent(PlanningAgent):
         if guess.get("needs_info") == "True":
             key = "email_id" if mode == "triage" else "ticket_id"
             ask = [{"action_type": "request_info", key: item["id"], "value": STOCK_REQUEST}]
-        route = _open(guess["route"], vocabulary["queues"], obs)
+        route = guess["route"]
         if mode == "triage":
             decision: ActionDict = {
                 "email_id": item["id"],
@@ -186,11 +192,3 @@ class NoReadingAgent(PlanningAgent):
                 }
             )
         return plan
-
-
-def _open(queue: str, queues: list[str], obs: Observation) -> str:
-    """The guessed queue, or the first with room when it is full."""
-    room = obs.get("team_queue_remaining") or {}
-    if room.get(queue, 1) > 0:
-        return queue
-    return next((q for q in queues if room.get(q, 1) > 0), queue)

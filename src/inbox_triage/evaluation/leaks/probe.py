@@ -14,8 +14,8 @@ every message text masked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from inbox_triage.domain import Scenario, Ticket
@@ -185,11 +185,13 @@ def probe(scenario: Scenario) -> list[Row]:
     return [row for row in rows.values() if row.features]
 
 
-def collect(
-    mode: str, split: str, episodes: int, version: int | None = None, start: int = 0
-) -> Iterator[Row]:
-    """Rows from ``episodes`` generated episodes per difficulty of one split."""
+@cache
+def collect(mode: str, split: str, episodes: int, version: int | None = None) -> tuple[Row, ...]:
+    """Rows from ``episodes`` generated episodes per difficulty of one split (kept: the audit
+    and the no_reading policy's fit read the same train episodes)."""
+    rows: list[Row] = []
     for difficulty in DIFFICULTIES:
-        for seed in range(start, start + episodes):
+        for seed in range(episodes):
             scenario = generate(mode, split, difficulty, seed, version=version)  # type: ignore[arg-type]
-            yield from probe(scenario)
+            rows += probe(scenario)
+    return tuple(rows)

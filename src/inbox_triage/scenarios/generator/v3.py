@@ -116,7 +116,7 @@ def settings_v3(
         {}
         if mode == "ticket"
         else {
-            q: max(1, math.ceil(places * size / 10 * (1 + spare)))
+            q: max(1, math.ceil(places * size / 10 * (0.7 + 1.3 * spare)))
             for q, places in org.queue_places.items()
         }
     )
