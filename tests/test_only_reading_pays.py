@@ -40,7 +40,7 @@ def first_views(mode, scenario):
     return [(obs, render(mode, obs))]
 
 
-# 1. The sender's role -------------------------------------------------------------------------
+# 1. The sender's role --------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", MODES)
 def test_the_sender_is_only_what_the_records_say_never_a_role(mode):
     roles: dict[str, Counter] = {}
@@ -103,7 +103,7 @@ def test_capacity_still_matters_in_hard_episodes():
     assert overflowed >= 3 and refused >= 15
 
 
-# 3. The escalation budget ------------------------------------------------------------------------
+# 3. The escalation budget ----------------------------------------------------------------------
 @pytest.mark.parametrize(("mode", "needs"), [("triage", "flag_review"), ("inbox", "escalate_to")])
 def test_the_budget_is_sometimes_more_and_sometimes_less_than_the_mail_needs(mode, needs):
     differences = []
@@ -128,7 +128,7 @@ def test_an_agent_that_follows_the_policy_when_the_budget_runs_out_scores_full_m
         assert episode.grade == pytest.approx(1.0)
 
 
-# 4. Time -----------------------------------------------------------------------------------------
+# 4. Time ---------------------------------------------------------------------------------------
 def test_how_long_mail_waited_does_not_tell_its_priority():
     waited_long, everything = Counter(), Counter()
     for difficulty in DIFFICULTIES:
@@ -152,7 +152,7 @@ def test_sla_is_graded_only_where_working_in_deadline_order_could_meet_it():
         assert episode.grade == pytest.approx(1.0)
 
 
-# 5. Step budgets -----------------------------------------------------------------------------------
+# 5. Step budgets -------------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", MODES)
 def test_the_step_budget_depends_on_how_much_mail_there_is_not_what_it_needs(mode):
     budgets: dict[tuple[str, int], set[int]] = {}
@@ -163,7 +163,7 @@ def test_the_step_budget_depends_on_how_much_mail_there_is_not_what_it_needs(mod
     assert all(len(found) == 1 for found in budgets.values()), budgets
 
 
-# 6. Follow-ups and events --------------------------------------------------------------------------
+# 6. Follow-ups and events ----------------------------------------------------------------------
 def test_customers_chase_at_every_priority():
     from inbox_triage.domain import Engine
 
@@ -227,7 +227,7 @@ def test_asking_everyone_for_information_does_not_raise_the_grade(mode):
     assert statistics.mean(asking) < statistics.mean(plain)
 
 
-# 7. One set of rules on every route ------------------------------------------------------------------
+# 7. One set of rules on every route ------------------------------------------------------------
 def test_an_invalid_action_costs_the_same_over_http_the_socket_mcp_and_in_process():
     bad = {"action_type": "teleport"}
     reset = {"task": "ticket/generated", "seed": 3, "split": "test"}
@@ -268,7 +268,7 @@ def test_an_invalid_action_costs_the_same_over_http_the_socket_mcp_and_in_proces
         "max_steps"]
 
 
-# 8. Replaying a seed --------------------------------------------------------------------------------
+# 8. Replaying a seed ---------------------------------------------------------------------------
 @pytest.fixture
 def sealed():
     from inbox_triage.seal import Seal
