@@ -220,8 +220,11 @@ def _roles(ticket: Ticket, domain: str, our_domain: str, found: Found) -> Iterat
             "sender",
             f"staff address {ticket.sender} shown as a {ticket.customer.tier} customer",
         )
-    if role not in (None, "customer") and (
-        ticket.customer.account_id or ticket.customer.tier != "standard"
+    in_records = ticket.customer.known_as == "customer"  # an auto-reply from a customer's box
+    if (
+        role not in (None, "customer")
+        and not in_records
+        and (ticket.customer.account_id or ticket.customer.tier != "standard")
     ):
         yield found("role_contradiction", "customer", f"a {role} with an account or a tier")
     text = f"{ticket.subject}\n{ticket.body}"
