@@ -20,8 +20,8 @@ def test_every_policy_the_issue_names_is_checked(results):
         # the bad kinds of the hand-written calibration set (issue 19)
         "generic_texts", "another_emails_texts", "wrong_customer_name", "promise_refund_and_fix",
         "ask_for_secrets", "list_the_vocabulary",
-        # decides from everything but the mail's words (issue 29)
-        "no_reading",
+        # decides from everything but the mail's words, or by watching the reward (issue 29)
+        "no_reading", "trial_and_error",
     }
     assert max(CEILINGS.values()) <= 0.30
 

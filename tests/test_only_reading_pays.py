@@ -322,3 +322,97 @@ def test_in_process_reward_mode_final_sums_to_the_grade_less_penalties():
         rewards.append(obs.reward)
     assert all(r == 0.0 for r in rewards[:-1])
     assert sum(rewards) == pytest.approx(env.grade().value - env.penalties)
+
+
+def test_a_sealed_server_plays_only_the_newest_generators_test_episodes(sealed):
+    for body, field in (
+        ({"task": "triage/generated@v2"}, "task"),  # an older generator gives answers away
+        ({"task": "triage/pack:acme"}, "task"),  # a pack repeats its tickets
+        ({"task": "triage/generated", "split": "train"}, "split"),
+        ({"task": "triage/generated", "adversarial_rate": 0.0}, "adversarial_rate"),
+        ({"task": "triage/generated", "reward_mode": "dense"}, "reward_mode"),
+    ):
+        answer = sealed.post("/reset", json=body)
+        assert answer.status_code == 422 and answer.json()["error"]["field"] == field, body
+    bare = sealed.post("/reset", json={})  # a plain reset plays the newest generated task
+    assert bare.status_code == 200 and bare.json()["observation"]["task_id"] == "triage/generated"
+    assert "test split" in bare.json()["observation"]["title"]
+    with sealed.websocket_connect("/ws") as socket:
+        socket.send_json({"type": "reset", "data": {"task": "ticket/generated", "seed": 3}})
+        assert socket.receive_json()["type"] == "error"
+    mcp = sealed.post("/mcp?task=ticket/generated&seed=3", json={
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18"}})
+    assert "seed" in json.dumps(mcp.json()) and "result" not in mcp.json(), mcp.json()
+
+
+def test_final_rewards_hide_incidents_and_nothing_is_paid_twice():
+    env = InboxTriageEnv()
+    env.reset(task="ticket/generated", seed=5, split="test", reward_mode="final")
+    obs = env.step({"action_type": "noop"})  # an incident: a penalty
+    assert obs.reward == 0.0 and not [e for e in obs.recent_events if e["kind"] == "noop"]
+    obs = env.step({"action_type": "close_ticket"})
+    assert obs.done and obs.reward == pytest.approx(env.grade().value - env.penalties)
+    after = env.step({"action_type": "noop"})  # refused: the episode has ended
+    assert after.reward == 0.0
+
+
+def test_a_needless_request_costs_in_the_reward_when_it_is_made():
+    env = InboxTriageEnv()
+    obs = env.reset(task="triage/generated", seed=4, split="train", difficulty="hard",
+                    observation="full")
+    visible = {e["email_id"] for e in obs.inbox}
+    needless = next(t for t in env.scenario.tickets if not t.truth.needs_info
+                    and t.id in visible)
+    first = env.step({"action_type": "request_info", "email_id": needless.id,
+                      "value": "Could you send us a screenshot?"})
+    assert first.reward < 0  # even as the episode's first step, with the grade still at 0
+    assert first.progress_score == 0.0
+
+
+def test_a_ticket_decided_by_trial_and_error_earns_a_quarter_of_everything():
+    from inbox_triage.grading.components import CHANGED_DECISION_CREDIT
+
+    assert CHANGED_DECISION_CREDIT == 0.25
+
+    def play(priorities):
+        env = InboxTriageEnv()
+        env.reset(task="ticket/generated", seed=11, split="test")
+        truth = env.scenario.tickets[0].truth
+        for value in [*priorities, truth.priority]:
+            env.step({"action_type": "set_priority", "value": value})
+        env.step({"action_type": "route_team", "value": truth.queue})
+        for tag in truth.tags:
+            env.step({"action_type": "add_tag", "value": tag})
+        return {c.name: c.score for c in env.grade().components}, truth
+
+    straight, truth = play([])
+    wrong = next(p for p in ("low", "medium", "high", "urgent") if p != truth.priority)
+    tried, _ = play([wrong])
+    for name in ("priority", "routing", "tags"):
+        assert tried[name] == pytest.approx(straight[name] * 0.25), name
+
+
+def test_changing_the_escalation_target_is_a_changed_decision():
+    env = InboxTriageEnv()
+    env.reset(task="inbox/generated", seed=3, split="test", difficulty="easy")
+    ticket = env.scenario.tickets[0]
+    env.step({"action_type": "escalate_ticket", "ticket_id": ticket.id, "escalate_to": "legal"})
+    budget = env.state.escalation_budget_remaining
+    env.step({"action_type": "escalate_ticket", "ticket_id": ticket.id,
+              "escalate_to": "engineering"})
+    assert [i["kind"] for i in env.state.incidents] == ["revision"]
+    assert env.state.escalation_budget_remaining == budget  # no second place spent
+
+
+def test_resolving_a_specialists_ticket_counts_even_after_the_customer_reopens_it():
+    env = InboxTriageEnv()
+    env.reset(task="inbox/generated", seed=1, split="test", difficulty="easy")
+    ticket = next(t for t in env.scenario.tickets if t.truth.resolution is None)
+    env.step({"action_type": "resolve_ticket", "ticket_id": ticket.id,
+              "resolution_code": "question_answered"})
+    other = next(t for t in env.scenario.tickets if t.id != ticket.id)
+    for priority in ("low", "medium") * 4:  # 40 minutes: the customer comes back, it reopens
+        env.step({"action_type": "classify_ticket", "ticket_id": other.id, "priority": priority})
+    assert env._engine.work(ticket.id).resolution is None
+    assert {c.name: c.score for c in env.grade().components}["resolution"] == 0.0

@@ -197,3 +197,21 @@ def test_a_bad_pack_path_is_a_usage_error_and_writes_nothing(tmp_path, monkeypat
     assert result.exit_code == 2, result.output
     assert "--tasks" in flat(result.output)
     assert not (tmp_path / "runs").exists()
+
+
+def test_an_evaluation_against_a_sealed_server_sends_no_seed_and_keeps_its_episode_ids(tmp_path):
+    """How a held-out benchmark runs (README, Only reading pays): the CLI sees the seal, plays
+    the test split without seeds, records each episode's opaque id, and refuses the oracle."""
+    with running_server("--sealed") as url:
+        refused = cli.invoke(app, ["eval", "--env-url", url, "-a", "oracle", "-t",
+                                   "ticket/generated", "--episodes", "1"])
+        assert refused.exit_code != 0 and "sealed" in refused.output
+        done = cli.invoke(app, ["eval", "--env-url", url, "-a", "heuristic", "-t",
+                                "ticket/generated", "--episodes", "3", "--out",
+                                str(tmp_path / "sealed")])
+        assert done.exit_code == 0, done.output
+        assert "drawn by the sealed server" in done.output
+    records = [json.loads(line) for line in (tmp_path / "sealed" / "episodes.jsonl").open()]
+    assert len(records) == 3 and {r["split"] for r in records} == {"test"}
+    ids = {r["episode_id"] for r in records}
+    assert len(ids) == 3 and all(i.startswith("sealed-") for i in ids)

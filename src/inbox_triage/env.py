@@ -28,8 +28,8 @@ from inbox_triage.observations import (
 )
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.pack_library import PackLibrary
-from inbox_triage.scenarios.sources import DEFAULT_TASK, make_scenario
-from inbox_triage.seal import Seal
+from inbox_triage.scenarios.sources import DEFAULT_TASK, generated_task_ids, make_scenario
+from inbox_triage.seal import SEALED_SPLIT, Seal
 
 
 class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
@@ -95,18 +95,21 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         style = _check_style(observation)
         rewards = _check_reward_mode(reward_mode)
         if episode_id is not None and not isinstance(episode_id, str):
-            raise ScenarioError(f"episode_id must be a string, not {type(episode_id).__name__}")
+            raise ScenarioError(
+                f"episode_id must be a string, not {type(episode_id).__name__}", "episode_id"
+            )
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}")
+            raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}", "seed")
         chosen = task or task_id
         if chosen is None and mode is None:
-            chosen = self.default_task
+            chosen = self.default_task if self.seal is None else generated_task_ids()[0]
         for own in ("packs", "seal"):  # the server's own settings, never a request's
             if own in knobs:
                 raise ScenarioError(f"{own} is not a reset field")
         if self.seal is not None:
-            rewards = self.seal.check(chosen, mode, seed, episode_id, reward_mode)
+            rewards = self.seal.check(chosen, mode, seed, episode_id, reward_mode, split, knobs)
             episode_id, seed = self.seal.new_episode()
+            split = SEALED_SPLIT
         scenario = make_scenario(chosen, mode, split, difficulty, seed, packs=self.packs, **knobs)
         if self.seal is not None:  # nothing shown may name the seed
             scenario, seed = self.seal.hide(scenario), None
@@ -175,12 +178,17 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             engine.advance(scenario.settings.minutes_per_step)
             mode.after_step(engine)
         penalty = penalty_for(state.incidents[incidents_before:]) + mode.step_cost
-        value = self._grader.value()
+        self._done = mode.is_done(engine) or state.step_count >= scenario.settings.max_steps
+        # Shaped from the grade before it is held in [0, 1], so that a cost (a needless
+        # request) is felt when it is incurred; the last step ends on the grade itself, so the
+        # rewards still sum to the grade less the penalties.
+        value = self._grader.value() if self._done else self._grader.potential()
         reward = step_reward(self._potential, value, penalty)
         self._potential = value
         self._total_reward += reward
         self._penalties += penalty
-        self._done = mode.is_done(engine) or state.step_count >= scenario.settings.max_steps
+        if self._reward_mode == "final":  # withheld until the step that ends the episode
+            reward = self._total_reward if self._done else 0.0
         return self._observe(reward=reward, feedback=feedback, error=error)
 
     @property
@@ -201,7 +209,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             escalation_budget_remaining=engine.state.escalation_budget,
             queue_remaining=dict(engine.state.queue_remaining),
             tickets={tid: w.decisions() for tid, w in engine.state.work.items()},
-            progress_score=0.0 if withheld else self._potential,
+            progress_score=0.0 if withheld else self.progress,
             total_reward=0.0 if withheld else self._total_reward,
             penalties=0.0 if withheld else self._penalties,
             invalid_actions=self._invalid,
@@ -230,6 +238,11 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
     @property
     def done(self) -> bool:
         return self._done
+
+    @property
+    def progress(self) -> float:
+        """The grade so far (the shaping potential, held in [0, 1])."""
+        return min(1.0, max(0.0, self._potential))
 
     @property
     def reward_mode(self) -> str:
@@ -339,8 +352,6 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             for e in state.events[since:]
             if not (withheld and e.kind in PENALTIES)  # incidents score the episode
         ][-RECENT_EVENTS:]
-        if self._reward_mode == "final" and reward is not None:
-            reward = 0.0 if withheld else self._total_reward
         self._events_sent = len(state.events)
         fields: dict[str, Any] = dict(
             done=self._done,
@@ -361,7 +372,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
             now=state.now,
             last_feedback=feedback,
             last_action_error=error,
-            progress_score=0.0 if withheld else round(self._potential, 6),
+            progress_score=0.0 if withheld else round(self.progress, 6),
             recent_events=events,
         )
         # A mode may refine a common field (ticket: title).
@@ -373,7 +384,11 @@ def _check_reward_mode(mode: object) -> str:
     if mode is None:
         return DEFAULT_REWARD_MODE
     if not isinstance(mode, str) or mode not in REWARD_MODES:
-        raise ScenarioError("is not a reward mode", "reward_mode", list(REWARD_MODES))
+        raise ScenarioError(
+            f"reward_mode must be one of {', '.join(REWARD_MODES)}",
+            "reward_mode",
+            list(REWARD_MODES),
+        )
     return mode
 
 
@@ -381,7 +396,11 @@ def _check_style(style: object) -> str:
     if style is None:
         return DEFAULT_STYLE
     if not isinstance(style, str) or style not in OBSERVATION_STYLES:
-        raise ScenarioError(f"observation must be one of {', '.join(OBSERVATION_STYLES)}")
+        raise ScenarioError(
+            f"observation must be one of {', '.join(OBSERVATION_STYLES)}",
+            "observation",
+            list(OBSERVATION_STYLES),
+        )
     return style
 
 

@@ -3,8 +3,11 @@
 On a sealed server a client cannot choose or repeat an episode: every reset draws its scenario
 from the server's secret key and an opaque episode id it hands out, so scratch sessions learn
 nothing about anyone else's episode, and nothing shown (the title, the state) names the seed.
-Fixed tasks are public and are not played. By default a sealed server also withholds the step
-rewards until the end (``reward_mode: final``).
+It plays the newest generator's tasks on the test split at the preset difficulties; fixed
+tasks and packs (which repeat their tickets) and older generators are not played. By default
+a sealed server also withholds the step rewards until the end (``reward_mode: final``). A
+secret seed keeps an episode from being replayed, not its answers from a model that has
+learned the generator's own test-split phrasings: hold those out of training.
 
 The key comes from ``INBOX_TRIAGE_SEAL_KEY`` (so that an operator can re-create an episode
 from its id for an audit, with :meth:`Seal.seed_for`), or is drawn at start and never shown.
@@ -17,19 +20,23 @@ import hmac
 import os
 import re
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from inbox_triage.domain import Scenario
 from inbox_triage.observations import REWARD_MODES
+from inbox_triage.scenarios.generator.data import LATEST
 from inbox_triage.scenarios.loader import ScenarioError
 from inbox_triage.scenarios.sources import (
-    PACK_PREFIX,
     generated_task_ids,
+    generator_version,
     is_generated,
     resolve_task_id,
 )
 
 KEY_VARIABLE = "INBOX_TRIAGE_SEAL_KEY"
+# The split a sealed server plays: held out from training.
+SEALED_SPLIT = "test"
 MIN_KEY_CHARS = 16
 
 
@@ -70,22 +77,38 @@ class Seal:
         seed: object,
         episode_id: object,
         reward_mode: str | None,
+        split: object = None,
+        knobs: Collection[str] = (),
     ) -> str:
-        """Refuses what a sealed reset may not choose (a seed, an episode id, a fixed task,
-        which anyone can replay); the reward mode the episode plays."""
+        """Refuses what a sealed reset may not choose: a seed, an episode id, a task other
+        than the newest generator's (a fixed task or a pack repeats its tickets, and an older
+        generator gives answers away), another split than test, a knob; the reward mode the
+        episode plays."""
         task_id = resolve_task_id(task, mode)
-        if not (is_generated(task_id) or PACK_PREFIX in task_id):
+        if not is_generated(task_id) or generator_version(task_id) not in (None, LATEST):
             raise ScenarioError(
-                "is a fixed task, which anyone can replay: a sealed server plays generated "
-                "tasks and packs",
+                f"task {task_id} is not played here: a sealed server plays the newest "
+                "generator's tasks, whose episodes never repeat (a fixed task or a pack repeats "
+                "its tickets)",
                 "task",
                 generated_task_ids(),
             )
         for name, value in (("seed", seed), ("episode_id", episode_id)):
             if value is not None:
-                raise ScenarioError("is drawn by this sealed server: leave it out", name)
+                raise ScenarioError(f"{name} is drawn by this sealed server: leave it out", name)
+        if split is not None and split != SEALED_SPLIT:
+            raise ScenarioError(
+                f"split is {SEALED_SPLIT} on a sealed server", "split", [SEALED_SPLIT]
+            )
+        if knobs:
+            first = sorted(knobs)[0]
+            raise ScenarioError(
+                f"{first} is not set on a sealed server: it plays the presets", first
+            )
         if reward_mode is not None and reward_mode != self.reward_mode:
-            raise ScenarioError("is set by this sealed server", "reward_mode", [self.reward_mode])
+            raise ScenarioError(
+                "reward_mode is set by this sealed server", "reward_mode", [self.reward_mode]
+            )
         return self.reward_mode
 
     @staticmethod

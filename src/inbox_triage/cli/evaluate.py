@@ -39,6 +39,7 @@ from inbox_triage.evaluation.runs import RunConfig, RunMismatch, check_server, r
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.generator import PRESETS, SPLITS
 from inbox_triage.scenarios.sources import is_generated
+from inbox_triage.seal import SEALED_SPLIT
 
 
 def _llm_config(
@@ -232,11 +233,13 @@ def eval_command(
             sealed = check_server(env_url)
         except ConnectionError as exc:
             raise typer.BadParameter(str(exc), param_hint="--env-url") from None
-        truth_readers = [a for a in agents if a == "oracle"]
-        if sealed and truth_readers:
+        if sealed and "oracle" in agents:
             raise typer.BadParameter(
                 "the oracle reads the truth, which a sealed server keeps", param_hint="--agent"
             )
+        if sealed and split != SEALED_SPLIT:
+            console.print(f"[yellow]a sealed server plays the {SEALED_SPLIT} split[/yellow]")
+            split = SEALED_SPLIT
     llm = _llm_config(agents, model, base_url, protocol, temperature, max_tokens, request_timeout)
     if llm is not None:
         try:

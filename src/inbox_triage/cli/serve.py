@@ -69,24 +69,34 @@ def serve_command(
         ),
     ] = False,
     reward_mode: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="With --sealed: final (step rewards, progress and the grader withheld until "
-            "the episode ends) or dense.",
+            help="With --sealed: final (the default: step rewards, progress and the grader "
+            "withheld until the episode ends) or dense.",
         ),
-    ] = "final",
+    ] = None,
 ) -> None:
     """Serve the environment over HTTP and WebSocket (OpenEnv), with the console at /web."""
+    from inbox_triage.observations import REWARD_MODES
     from inbox_triage.seal import Seal
     from inbox_triage.server.app import serve
     from inbox_triage.server.run_library import RunFolderError, RunLibrary
 
     seal = None
+    if reward_mode is not None and not sealed:
+        raise typer.BadParameter(
+            "applies to a sealed server (a client asks for it with reward_mode in its reset)",
+            param_hint="--reward-mode",
+        )
+    if reward_mode not in (None, *REWARD_MODES):
+        raise typer.BadParameter(
+            f"must be one of {', '.join(REWARD_MODES)}", param_hint="--reward-mode"
+        )
     if sealed:
         try:
-            seal = Seal.from_environment(reward_mode)
+            seal = Seal.from_environment(reward_mode or "final")
         except ValueError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--reward-mode") from None
+            raise typer.BadParameter(str(exc), param_hint="--sealed") from None
     try:
         serve(
             host=host,

@@ -287,7 +287,7 @@ class Engine(Clock):
         if work.escalated_to is None:
             self.check_budget(field)
             self.state.escalation_budget -= 1
-        work.escalated_to = target
+        self._decide(work, "escalated_to", target)  # a new target is a changed decision
         work.escalation_reason = reason
         self._touch(work)
         self._handle(work)

@@ -74,6 +74,7 @@ def play(
         agent_stats=stats,
         duration_s=round(time.perf_counter() - started, 4),
         trajectory=steps if keep_trajectory else [],
+        episode_id=state.get("episode_id") if spec.sealed else None,
     )
 
 

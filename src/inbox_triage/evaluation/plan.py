@@ -46,9 +46,11 @@ class EpisodeSpec:
         return self.seed if self.trial == 0 else self.seed * 1009 + self.trial
 
     def reset_args(self) -> dict[str, Any]:
-        args: dict[str, Any] = {"task": self.task}
-        if not self.sealed:
-            args["seed"] = self.seed
+        """What the reset sends: a sealed server is told only the task and difficulty (it
+        draws the episode and plays the test split)."""
+        if self.sealed:
+            return {"task": self.task, "difficulty": self.difficulty}
+        args: dict[str, Any] = {"task": self.task, "seed": self.seed}
         if self.split is not None:
             args.update(split=self.split, difficulty=self.difficulty)
         return args

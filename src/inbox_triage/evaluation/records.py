@@ -62,6 +62,11 @@ class EpisodeRecord(BaseModel):
     )
     duration_s: float
     trajectory: list[Step] = Field(default_factory=list)
+    episode_id: str | None = Field(
+        default=None,
+        description="a sealed server's opaque id for the episode (its operator can re-create "
+        "it); ``seed`` then only numbers the episodes of the run",
+    )
 
 
 def episode_key(

@@ -137,6 +137,9 @@ def replay_record(
     if not record.trajectory:
         replay.problem = "the run kept no trajectory (it was made with --no-trajectories)"
         return replay
+    if record.episode_id is not None:
+        replay.problem = "a sealed server's episode: its scenario is the server's secret"
+        return replay
     env = env_factory()
     try:
         first = env.reset(**_reset_args(record)).model_dump()

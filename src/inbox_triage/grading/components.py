@@ -37,17 +37,28 @@ class Grader(Protocol):
 TicketScorer = Callable[[Grader, Ticket, TicketWork], "tuple[float, str] | None"]
 
 
-# A right decision reached by changing one already made earns half: trying every value in turn
-# and watching the reward must not pay.
-CHANGED_DECISION_CREDIT = 0.5
+# A ticket whose decisions were changed without new information from the customer earns this
+# share of every component (its right decisions, and what follows from them: the close, the
+# template, the escalation): trying every value and watching the reward must not pay.
+CHANGED_DECISION_CREDIT = 0.25
+
+
+def by_trial(w: TicketWork) -> bool:
+    """Whether a decision on the ticket was changed with nothing new from the customer."""
+    return any(w.changes.values())
+
+
+def discounted(w: TicketWork, result: tuple[float, str] | None) -> tuple[float, str] | None:
+    """A component's result for the ticket, at :data:`CHANGED_DECISION_CREDIT` where it was
+    handled by trial and error (what is below 0 stays as it is: a cost is no credit)."""
+    if result is None or result[0] <= 0 or not by_trial(w):
+        return result
+    note = "; ".join(p for p in (result[1], "decided by trial and error") if p)
+    return result[0] * CHANGED_DECISION_CREDIT, note
 
 
 def _decision(w: TicketWork, attribute: str, truth: str | None) -> tuple[float, str]:
-    if getattr(w, attribute) != truth:
-        return 0.0, ""
-    if w.changes.get(attribute):
-        return CHANGED_DECISION_CREDIT, "right after a change"
-    return 1.0, ""
+    return float(getattr(w, attribute) == truth), ""
 
 
 def _priority(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
@@ -69,11 +80,7 @@ def routed_right(t: Ticket, w: TicketWork, overflow: str | None) -> bool:
 
 
 def _routing(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str]:
-    if not routed_right(t, w, g.scenario.org.overflow_queue):
-        return 0.0, ""
-    if w.changes.get("queue"):
-        return CHANGED_DECISION_CREDIT, "right after a change"
-    return 1.0, ""
+    return float(routed_right(t, w, g.scenario.org.overflow_queue)), ""
 
 
 def _sentiment(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
@@ -138,9 +145,9 @@ def _info_request(g: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | No
 
 def _resolution(_: Grader, t: Ticket, w: TicketWork) -> tuple[float, str] | None:
     """Over tickets that should be resolved and tickets the agent resolved: resolving a
-    specialist's ticket counts against it."""
+    specialist's ticket counts against it, even once the customer has reopened it."""
     if t.truth.resolution is None:
-        if w.resolution is None:
+        if w.resolution is None and not w.reopened:
             return None
         return 0.0, "resolved a ticket that was not ours to resolve"
     return float(w.resolution == t.truth.resolution), ""

@@ -11,10 +11,13 @@ from dataclasses import dataclass, field
 
 from inbox_triage.domain import Engine, Scenario
 from inbox_triage.grading.components import (
+    CHANGED_DECISION_CREDIT,
     COMPONENTS,
     EXPLAIN,
     TICKET_COMPONENTS,
+    by_trial,
     component_applies,
+    discounted,
 )
 from inbox_triage.grading.memo import ObjectMemo
 from inbox_triage.grading.replies import TextScore
@@ -28,7 +31,8 @@ WRAP_UP_THRESHOLD = 0.8
 # hand-written texts); 3: fair to what an agent can see (issue 29): review flags and escalations
 # against what the budget allowed, the overflow queue right while the team's queue is full,
 # SLA only where it could be met and only by a response that counts, a needless information
-# request scores 0, any customer answer is news.
+# request counts -1 in its component, closure with the owning team, any customer answer is
+# news, a ticket handled by trial and error earns part of its credit.
 GRADER_VERSION = 3
 
 
@@ -138,7 +142,7 @@ class Grader:
             if not w.touched:
                 continue  # a customer message before any decision: still untouched
             for name in self._ticket_names:
-                result = TICKET_COMPONENTS[name](self, ticket, w)
+                result = discounted(w, TICKET_COMPONENTS[name](self, ticket, w))
                 results = self._results[name]
                 if results.get(ticket.id) == result:
                     continue
@@ -172,7 +176,13 @@ class Grader:
         return ComponentScore(name, mean, self.weights[name], text)
 
     def _budgeted(
-        self, name: str, needed: set[str], made: set[str], correct: set[str], what: str
+        self,
+        name: str,
+        needed: set[str],
+        made: set[str],
+        correct: set[str],
+        noun: str,
+        right: str = "made",
     ) -> ComponentScore | None:
         """Flags or escalations against what the budget allowed: the right ones made, up to
         the budget (an agent that spends all of it where policy requires has done all it
@@ -180,15 +190,17 @@ class Grader:
         allowed = min(len(needed), self.scenario.settings.escalation_budget)
         if not made and not allowed:
             return None
-        recall = min(1.0, len(correct) / allowed) if allowed else 1.0
+        work = self.engine.state.work
+        earned = sum(CHANGED_DECISION_CREDIT if by_trial(work[t]) else 1.0 for t in correct)
+        recall = min(1.0, earned / allowed) if allowed else 1.0
         precision = len(correct) / len(made) if made else 1.0
         budget = "" if allowed == len(needed) else f" (the budget allowed {allowed})"
         return ComponentScore(
             name,
             recall * precision,
             self.weights[name],
-            f"{len(correct)} of {len(needed)} required {what}{budget}; "
-            f"{len(made) - len(correct)} other {what}",
+            f"{len(correct)} of {len(needed)} required {noun} {right}{budget}; "
+            f"{len(made) - len(correct)} other {noun}",
         )
 
     def _review_flag(self) -> ComponentScore | None:
@@ -200,8 +212,6 @@ class Grader:
     def _escalation(self) -> ComponentScore | None:
         work = self.engine.state.work
         needed = {t.id for t in self.scenario.tickets if t.truth.escalate_to is not None}
-        if not needed:
-            return None
         made = {tid for tid, w in work.items() if w.escalated_to is not None}
         correct = {
             t.id
@@ -210,7 +220,9 @@ class Grader:
             and work[t.id].escalated_to == t.truth.escalate_to
             and work[t.id].resolution is None
         }
-        return self._budgeted("escalation", needed, made, correct, "escalations made and left open")
+        return self._budgeted(
+            "escalation", needed, made, correct, "escalations", "made right and left open"
+        )
 
     def _wrap_up(self, base: float) -> ComponentScore:
         done = self.engine.state.finished and base >= WRAP_UP_THRESHOLD
@@ -237,19 +249,21 @@ class Grader:
         return parts
 
     def _combine(self, parts: list[ComponentScore]) -> tuple[float, float]:
-        """The value and the total weight, with wrap_up appended to ``parts`` (the one place
-        the arithmetic is done, for ``value`` and ``grade`` alike)."""
+        """The weighted mean (below 0 when needless requests outweigh the rest) and the total
+        weight, with wrap_up appended to ``parts`` (the one place the arithmetic is done, for
+        ``value`` and ``grade`` alike)."""
         total_weight = sum(p.weight for p in parts)
         base = sum(p.weight * p.score for p in parts) / total_weight if total_weight else 0.0
         if "wrap_up" in self.weights:
             parts.append(self._wrap_up(base))
             total_weight += self.weights["wrap_up"]
         value = sum(p.weight * p.score for p in parts) / total_weight if total_weight else 0.0
-        return min(1.0, max(0.0, value)), total_weight
+        return value, total_weight
 
-    def value(self) -> float:
-        """The grade's value alone (the potential the dense reward is shaped from), composed
-        again only when a ticket or the end of the episode changed."""
+    def potential(self) -> float:
+        """The weighted mean of the components as it stands (what the dense reward is shaped
+        from mid-episode), composed again only when a ticket or the end of the episode
+        changed; it can fall below 0."""
         changed = self._refresh()
         finished = self.engine.state.finished
         if changed or self._value is None or finished != self._finished:
@@ -257,11 +271,16 @@ class Grader:
             self._value = self._combine(self._parts(explain=False))[0]
         return self._value
 
+    def value(self) -> float:
+        """The grade's value alone: the potential held in [0, 1]."""
+        return min(1.0, max(0.0, self.potential()))
+
     def grade(self) -> Grade:
         """The grade with every component's explanation."""
         self._refresh()
         parts = self._parts(explain=True)
         value, total_weight = self._combine(parts)
+        value = min(1.0, max(0.0, value))
         normalised = tuple(
             ComponentScore(p.name, p.score, p.weight / total_weight, p.explanation) for p in parts
         )

@@ -27,7 +27,7 @@ class ScenarioError(ValueError):
     def __init__(
         self, message: str, field: str | None = None, allowed: list[str] | None = None
     ) -> None:
-        super().__init__(f"{field}: {message}" if field else message)
+        super().__init__(message)
         self.field = field
         self.message = message
         self.allowed = allowed

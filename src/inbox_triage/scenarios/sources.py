@@ -68,7 +68,7 @@ def resolve_task_id(task: str | None = None, mode: str | None = None) -> str:
     (which means that mode's generated task)."""
     for name, value in (("task", task), ("mode", mode)):
         if value is not None and not isinstance(value, str):
-            raise ScenarioError(f"{name} must be a string, not {type(value).__name__}")
+            raise ScenarioError(f"{name} must be a string, not {type(value).__name__}", name)
     if mode is not None and mode not in MODES:
         raise ScenarioError(f"mode {mode!r} is not one of {', '.join(MODES)}")
     if task is None:
@@ -106,9 +106,9 @@ def make_scenario(
     """
     for name, value in (("split", split), ("difficulty", difficulty)):
         if value is not None and not isinstance(value, str):
-            raise ScenarioError(f"{name} must be a string, not {type(value).__name__}")
+            raise ScenarioError(f"{name} must be a string, not {type(value).__name__}", name)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}")
+        raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}", "seed")
     if packs is not None and isinstance(task, str) and PACK_PREFIX in task:
         head, _, name = task.partition(PACK_PREFIX)
         pack_mode = head[:-1] if head.endswith("/") else (mode if not head else None)

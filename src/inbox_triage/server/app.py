@@ -269,7 +269,8 @@ def build_app(
         )
 
     app.state.max_body = MAX_BODY_BYTES
-    add_console(app, library, runs if runs is not None else RunLibrary(), factory)
+    # Replays re-simulate recorded episodes, which a seal would refuse to choose.
+    add_console(app, library, runs if runs is not None else RunLibrary(), unsealed)
     add_api_docs(app)
 
     # Last, so that it knows every route's words: an error may repeat those.

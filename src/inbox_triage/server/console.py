@@ -31,6 +31,7 @@ from inbox_triage.evaluation.replay import (
 from inbox_triage.models import MAX_TEXT
 from inbox_triage.scenarios.generator import PRESETS, SPLITS, GenConfig
 from inbox_triage.scenarios.generator.config import MAX_SIZE
+from inbox_triage.seal import SEALED_SPLIT
 from inbox_triage.server.catalog import pack_catalog, task_catalog
 from inbox_triage.server.errors import error_response
 from inbox_triage.server.run_library import RunLibrary
@@ -89,8 +90,8 @@ def _setup(library: Any, runs: RunLibrary, sealed: bool = False) -> dict[str, An
         }
         for t in [*catalog["tasks"], *pack_catalog(library)]
     ]
-    if sealed:
-        tasks = [t for t in tasks if t["kind"] != "fixed"]
+    if sealed:  # the newest generator's tasks on the test split, at the presets
+        tasks = [t for t in tasks if t["kind"] == "generated"]
     knobs = [
         {
             "name": f.name,
@@ -108,10 +109,10 @@ def _setup(library: Any, runs: RunLibrary, sealed: bool = False) -> dict[str, An
         "default_task": tasks[0]["task_id"] if sealed else catalog["default_task"],
         "sealed": sealed,
         "tasks": tasks,
-        "splits": list(SPLITS),
+        "splits": [SEALED_SPLIT] if sealed else list(SPLITS),
         "difficulties": list(PRESETS),
         "presets": presets,
-        "knobs": knobs,
+        "knobs": [] if sealed else knobs,
         "field_vocabulary": FIELD_VOCABULARY,
         "value_vocabulary": VALUE_VOCABULARY,
         "text_fields": list(TEXT_FIELDS),
@@ -303,6 +304,9 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
         query = dict(request.query_params)
         run_a, a = _record(query, "a_")
         run_b, b = _record(query, "b_")
+        for field, record in (("a_key", a), ("b_key", b)):
+            if record.episode_id is not None:
+                raise _Refused(field, "is a sealed server's episode, which is not re-simulated")
         if (a.task, a.split, a.difficulty, a.seed) != (b.task, b.split, b.difficulty, b.seed):
             raise _Refused("b_key", "must be an episode of the same task and seed as a_key")
         for field, record in (("a_key", a), ("b_key", b)):

@@ -58,8 +58,9 @@ class LeakReport:
         return all(a.ok for a in self.audits) and all(c.ok for c in self.cells)
 
 
-def policy_cells(mode: str, episodes: int) -> list[PolicyCell]:
-    """The no_reading policy and the heuristic on the same test-split episodes."""
+def policy_cells(mode: str, episodes: int, fit: int | None = None) -> list[PolicyCell]:
+    """The no_reading policy (fit on ``fit`` train episodes per difficulty) and the heuristic
+    on the same test-split episodes."""
     from inbox_triage.agents import make_agent
     from inbox_triage.evaluation.leaks.no_reading import NoReadingAgent
     from inbox_triage.evaluation.runner import run_episode
@@ -69,7 +70,7 @@ def policy_cells(mode: str, episodes: int) -> list[PolicyCell]:
         grades: dict[str, list[float]] = {"no_reading": [], "heuristic": []}
         for seed in range(episodes):
             for name in grades:
-                agent = NoReadingAgent() if name == "no_reading" else make_agent(name)
+                agent = NoReadingAgent(episodes=fit) if name == "no_reading" else make_agent(name)
                 episode = run_episode(
                     f"{mode}/generated", agent, seed, split="test", difficulty=difficulty
                 )
@@ -93,7 +94,7 @@ def check_leaks(
         say(f"{mode}: probing and fitting the audit's classifiers")
         audits += audit_mode(mode, SIZES[size])
         say(f"{mode}: the no_reading policy and the heuristic on test episodes")
-        cells += policy_cells(mode, POLICY_EPISODES[size])
+        cells += policy_cells(mode, POLICY_EPISODES[size], SIZES[size].train[mode])
     return LeakReport(audits, cells)
 
 

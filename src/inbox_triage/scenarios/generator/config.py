@@ -31,13 +31,17 @@ class GenConfig:
     def __post_init__(self) -> None:
         size = self.size
         if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_SIZE:
-            raise ScenarioError(f"size must be a whole number from 1 to {MAX_SIZE}, not {size!r}")
+            raise ScenarioError(
+                f"size must be a whole number from 1 to {MAX_SIZE}, not {size!r}", "size"
+            )
         for f in fields(self):
             if f.name != "size":
                 value = getattr(self, f.name)
                 ok = isinstance(value, int | float) and not isinstance(value, bool)
                 if not ok or not 0.0 <= value <= 1.0:
-                    raise ScenarioError(f"{f.name} must be a number from 0 to 1, not {value!r}")
+                    raise ScenarioError(
+                        f"{f.name} must be a number from 0 to 1, not {value!r}", f.name
+                    )
                 object.__setattr__(self, f.name, float(value))
 
     def with_overrides(self, **overrides: Any) -> GenConfig:
@@ -103,7 +107,11 @@ def config_for(mode: str, difficulty: str, version: int = 3, **overrides: Any) -
     overrides."""
     presets = PRESETS_BY_VERSION[version]
     if difficulty not in presets:
-        raise ScenarioError(f"difficulty {difficulty!r} is not one of {', '.join(presets)}")
+        raise ScenarioError(
+            f"difficulty {difficulty!r} is not one of {', '.join(presets)}",
+            "difficulty",
+            list(presets),
+        )
     config = presets[difficulty]
     if mode == "inbox":
         config = replace(config, size=INBOX_SIZES[difficulty])

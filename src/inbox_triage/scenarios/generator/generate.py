@@ -154,11 +154,13 @@ def generate_with_origins(
         known = ", ".join(str(v) for v in GENERATOR_VERSIONS)
         raise ScenarioError(f"generator version {version!r} is not one of {known}")
     if split not in SPLITS:
-        raise ScenarioError(f"split {split!r} is not one of {', '.join(SPLITS)}")
+        raise ScenarioError(
+            f"split {split!r} is not one of {', '.join(SPLITS)}", "split", [*SPLITS]
+        )
     if mode not in MINUTES_PER_STEP:
         raise ScenarioError(f"mode {mode!r} is not one of {', '.join(MINUTES_PER_STEP)}")
     if not isinstance(seed, int) or seed < 0:
-        raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}")
+        raise ScenarioError(f"seed must be a non-negative integer, not {seed!r}", "seed")
     config = config_for(mode, difficulty, version, **overrides)
     # Keyed on the resolved knobs, so `size=10` on medium is medium, and 1 is 1.0.
     tag = "" if version == 1 else f"|v{version}"
