@@ -190,15 +190,15 @@ def test_the_truth_never_reaches_observations_or_state(task):
             assert marker not in blob
 
 
-def test_changing_a_decision_is_charged_and_halves_its_credit():
+def test_changing_a_decision_is_charged_and_quarters_its_credit():
     env = InboxTriageEnv()
     env.reset(task="ticket/easy_password_reset")
     env.step({"action_type": "set_priority", "value": "low"})
     obs = env.step({"action_type": "set_priority", "value": "medium"})
     assert [i["kind"] for i in env.state.incidents] == ["revision"]
-    assert {c.name: c.score for c in env.grade().components}["priority"] == 0.5
+    assert {c.name: c.score for c in env.grade().components}["priority"] == 0.25
     assert obs.reward == pytest.approx(
-        0.5 * env.grade().components[0].weight - PENALTIES["revision"] - 0.01)
+        0.25 * env.grade().components[0].weight - PENALTIES["revision"] - 0.01)
 
 
 def test_closing_at_once_earns_nothing():

@@ -240,6 +240,13 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         return self._done
 
     @property
+    def potential(self) -> float:
+        """What the rewards are shaped from: the grade before it is held in [0, 1] (below 0
+        while needless requests outweigh the rest), the grade itself once the episode ends.
+        The rewards so far sum to it less the penalties."""
+        return self._potential
+
+    @property
     def progress(self) -> float:
         """The grade so far (the shaping potential, held in [0, 1])."""
         return min(1.0, max(0.0, self._potential))
