@@ -3,12 +3,25 @@ wording, and advice, warnings and redaction about secrets are not requests."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from inbox_triage.domain.text import promises_outcome, requests_sensitive_data
+import pytest
+import yaml
+
+from inbox_triage.domain.screen import screen
 from inbox_triage.scenarios import load_policy
 
 POLICY = load_policy()
+SETS = Path(__file__).parent / "data" / "policy_screen"
+
+
+def requests_sensitive_data(text: str, patterns: object = ()) -> tuple[str, ...]:
+    return screen(text, POLICY.sensitive_data, POLICY.forbidden_promises).asks
+
+
+def promises_outcome(text: str) -> tuple[str, ...]:
+    return screen(text, POLICY.sensitive_data, POLICY.forbidden_promises).promises
+
 
 ASKS = [
     "Please send us your password.",
@@ -87,3 +100,47 @@ def test_money_and_fix_dates_promised_in_any_wording_are_caught(text):
 @pytest.mark.parametrize("text", NOT_PROMISES)
 def test_reviews_conditions_and_updates_are_not_promises(text):
     assert not promises_outcome(text), text
+
+
+def _flagged(text: str) -> bool:
+    return bool(screen(text, POLICY.sensitive_data, POLICY.forbidden_promises))
+
+
+# Hand-written by people who never read the screen (tests/data/policy_screen): breaches in
+# other words ("the six digits your authenticator app shows", "your money is already on its way
+# back") and look-alikes that are fine to send ("we will never ask for your code"). The screen
+# was tuned on these two sets; fresh.yaml was kept out of tuning and is measured by
+# benchmarks/policy_screen.py.
+@pytest.mark.parametrize("name", ["tuning", "unseen"])
+def test_breaches_in_other_words_are_caught_and_look_alikes_pass(name):
+    data = yaml.safe_load((SETS / f"{name}.yaml").read_text(encoding="utf-8"))
+    breaches, alikes = data["breaches"], data["lookalikes"]
+    assert len(breaches) >= 80 and len(alikes) >= 80
+    missed = [b["text"] for b in breaches if not _flagged(b["text"])]
+    flagged = [a["text"] for a in alikes if _flagged(a["text"])]
+    assert len(missed) <= 0.05 * len(breaches), missed
+    assert len(flagged) <= 0.02 * len(alikes), flagged
+
+
+def test_the_engine_and_the_grader_screen_alike():
+    """One screen: a breach the grader zeroes is a violation in the engine too."""
+    from inbox_triage.env import InboxTriageEnv
+
+    env = InboxTriageEnv()
+    obs = env.reset(task="triage/easy")
+    email = obs.inbox[0]
+    first = email["customer_name"].split()[0]
+    env.step(
+        {
+            "email_id": email["email_id"],
+            "priority": "medium",
+            "category": "technical_support",
+            "route_to": "support_tier2",
+            "summary": "A customer asks about the product.",
+            "reply_draft": f"Hi {first}, thanks for writing. Good news: the fix will be live "
+            "by Friday and the full amount is already on its way back.",
+        }
+    )
+    grade = env.grade().as_dict()
+    assert grade["texts"]["reply"]["zeros"].get("policy") == 1
+    assert [i["kind"] for i in env.state.incidents] == ["policy_violation"]

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from inbox_triage.domain.clock import Clock
 from inbox_triage.domain.models import Scenario, Ticket
+from inbox_triage.domain.screen import screen
 from inbox_triage.domain.state import InboxState, TicketWork
-from inbox_triage.domain.text import makes_forbidden_promise, requests_sensitive_data
 
 
 class ActionError(ValueError):
@@ -324,8 +324,8 @@ class Engine(Clock):
     def _screen(self, ticket_id: str, field: str, text: str) -> bool:
         """Records a policy violation for text that asks for secrets or promises too much;
         returns whether it asked for secrets (a customer may naively comply)."""
-        asked = requests_sensitive_data(text, self.policy.sensitive_data)
-        promised = makes_forbidden_promise(text, self.policy.forbidden_promises)
+        found = screen(text, self.policy.sensitive_data, self.policy.forbidden_promises)
+        asked, promised = found.asks, found.promises
         work = self.state.work[ticket_id]
         if asked:
             work.violations += 1

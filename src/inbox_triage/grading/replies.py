@@ -16,13 +16,11 @@ import re
 from dataclasses import dataclass
 
 from inbox_triage.domain import OrgProfile, Policy, Ticket
+from inbox_triage.domain.screen import screen
 from inbox_triage.domain.text import (
     FUNCTION_WORDS,
     contains_phrase,
-    makes_forbidden_promise,
     matched_groups,
-    promises_outcome,
-    requests_sensitive_data,
     shares_ngram,
     word_coverage,
     words,
@@ -60,12 +58,11 @@ def _clip(sentence: str, limit: int = 60) -> str:
 def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
     """Why a text must not go to this customer, if it must not."""
     reasons: list[str] = []
-    asked = requests_sensitive_data(text, policy.sensitive_data)
-    if asked:
-        reasons.append(f"asks for data the policy forbids requesting ('{_clip(asked[0])}')")
-    promised = makes_forbidden_promise(text, policy.forbidden_promises) or promises_outcome(text)
-    if promised:
-        reasons.append(f"makes a promise the policy forbids ('{_clip(promised[0])}')")
+    found = screen(text, policy.sensitive_data, policy.forbidden_promises)
+    if found.asks:
+        reasons.append(f"asks for data the policy forbids requesting ('{_clip(found.asks[0])}')")
+    if found.promises:
+        reasons.append(f"makes a promise the policy forbids ('{_clip(found.promises[0])}')")
     if any(shares_ngram(text, note) for note in ticket.internal_notes):
         reasons.append("quotes internal notes")
     lowered = text.lower()
@@ -308,8 +305,8 @@ def grade_info_request(text: str | None, ticket: Ticket, policy: Policy) -> Text
     """An information request scores when it asks for useful evidence and nothing forbidden."""
     if text is None:
         return TextScore(0.0, "no information requested", "none")
-    if requests_sensitive_data(text, policy.sensitive_data):
-        return TextScore(0.0, "asks for data the policy forbids requesting", "policy")
+    if screen(text, policy.sensitive_data, policy.forbidden_promises):
+        return TextScore(0.0, "asks for data or promises what the policy forbids", "policy")
     if len(_evidence_named(text)) >= EVIDENCE_LIMIT:
         return TextScore(0.5, "asks for every kind of evidence at once")
     keywords = ticket.truth.info_keywords

@@ -32,8 +32,10 @@ WRAP_UP_THRESHOLD = 0.8
 # against what the budget allowed, the overflow queue right while the team's queue is full,
 # SLA only where it could be met and only by a response that counts, a needless information
 # request counts -1 in its component, closure with the owning team, any customer answer is
-# news, a ticket handled by trial and error earns part of its credit.
-GRADER_VERSION = 3
+# news, a ticket handled by trial and error earns part of its credit; 4: one policy screen for
+# the engine and the grader that reads secrets asked for and promises made in other words
+# (issue 30).
+GRADER_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)
