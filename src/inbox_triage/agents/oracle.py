@@ -15,6 +15,8 @@ def truth_reply(first_name: str, truth: Truth) -> str | None:
     spec = truth.reply
     if spec is None:
         return None
+    if truth.reference is not None and truth.reference.reply is not None:
+        return truth.reference.reply
     # the customer's problem in its own words first (what a reply must acknowledge), then
     # every point it must make
     problem = [f"About the {group[0]} you wrote to us about" for group in truth.summary_facts[:1]]
@@ -23,7 +25,10 @@ def truth_reply(first_name: str, truth: Truth) -> str | None:
 
 
 def truth_summary(truth: Truth) -> str:
-    """The key points in their first phrasing; without any, the decision."""
+    """The summary written for this email; else the key points in their first phrasing, and
+    without any, the decision."""
+    if truth.reference is not None:
+        return truth.reference.summary
     facts = [group[0] for group in truth.summary_facts]
     if facts:
         return "Summary: " + "; ".join(facts) + "."
@@ -32,6 +37,8 @@ def truth_summary(truth: Truth) -> str:
 
 
 def info_request(truth: Truth) -> str:
+    if truth.reference is not None and truth.reference.request is not None:
+        return truth.reference.request
     wanted = " and the ".join(truth.info_keywords[:2]) or "details of the problem"
     return f"Could you send us the {wanted} so that the team can act on this?"
 

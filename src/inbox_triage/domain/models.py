@@ -63,6 +63,15 @@ class ReplySpec(Frozen):
     forbidden_phrases: tuple[str, ...] = ()
 
 
+class Reference(Frozen):
+    """How a good agent writes about one email (the oracle's texts): written per situation by
+    hand and filled from the email's own details by the generator."""
+
+    summary: str
+    reply: str | None = None
+    request: str | None = None
+
+
 class Truth(Frozen):
     """The hidden gold handling of a ticket. It never leaves the server."""
 
@@ -84,6 +93,8 @@ class Truth(Frozen):
     # SLA component grades only deadlines the reference schedule (answering arrived mail in
     # deadline order) meets.
     sla_feasible: bool = True
+    # What the oracle writes (None where nobody wrote it: fixed tasks, packs, generator v1, v2).
+    reference: Reference | None = None
 
 
 class CustomerReply(Frozen):

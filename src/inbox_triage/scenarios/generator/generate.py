@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from inbox_triage.domain import Mode, Scenario, Ticket
-from inbox_triage.domain.models import CustomerLines
+from inbox_triage.domain.models import CustomerLines, Reference
 from inbox_triage.scenarios.generator.compose import compose, duplicate_body
 from inbox_triage.scenarios.generator.config import (
     MINUTES_PER_STEP,
@@ -49,6 +49,7 @@ from inbox_triage.scenarios.generator.v3 import (
     settings_v3,
     shuffled,
 )
+from inbox_triage.scenarios.generator.writing import reference_texts
 from inbox_triage.scenarios.loader import ScenarioError, load_policy
 
 
@@ -211,7 +212,9 @@ def _build(
                 received_minutes_ago=age,
                 arrives_at=arrives,
                 chase_after=chase_after(rng, draft.ticket["customer"]),
-                truth=draft.truth.model_copy(update={"sla_feasible": on_time}),
+                truth=draft.truth.model_copy(
+                    update={"sla_feasible": on_time, "reference": _reference(draft)}
+                ),
                 **draft.ticket,
             )
             for i, (draft, (age, arrives), on_time) in enumerate(
@@ -253,6 +256,15 @@ def _build(
         seed=seed,
     )
     return scenario, origins
+
+
+def _reference(draft: Draft) -> Reference | None:
+    """The oracle's texts for a drafted email, drawn from a stream of their own so that the
+    scenario's other draws stay as they were."""
+    ticket = draft.ticket
+    text = "\n".join([ticket["subject"], ticket["body"], *(m.body for m in ticket["thread"])])
+    rng = random.Random(f"writing|{ticket['subject']}|{ticket['body']}")
+    return reference_texts(draft.situation.id, draft.slots, text, rng)
 
 
 def _customer_lines(split: str, version: int) -> CustomerLines:
