@@ -235,8 +235,9 @@ def test_cheap_shapes_that_dodge_the_checks_do_not_pay():
 
 def test_greetings_that_name_nobody_are_not_the_wrong_name():
     body = (
-        " thank you for telling us about the login from another country. We have locked the "
-        "account and our security team is investigating."
+        " thank you for telling us that someone logged into your account from another country "
+        "last night and changed your email address. We have locked the account and our "
+        "security team is investigating."
     )
     for opening in ("Hi,", "Hello, We are sorry.", "Dear Customer,", "Dear Valued Customer,"):
         score, note = _graded("e001", "reply", opening + body)

@@ -15,7 +15,11 @@ HACKED = SCENARIO.ticket("e001")
 INVOICE = SCENARIO.ticket("e004")
 POLICY = SCENARIO.policy
 TERMS = stuffing_terms_for(SCENARIO)
+# A reply about this email: it tells back what happened (someone signed in from another country
+# and changed the email address) before saying what is being done.
 GOOD = compose_reply("Maria", [
+    "I'm sorry someone signed in to your account from another country and changed your "
+    "email address overnight",
     "We have locked your account so nobody else can use it",
     "Our security team is investigating the sign-in from abroad",
 ])
@@ -190,7 +194,7 @@ def test_lightly_edited_copies_of_the_email_score_zero():
     assert grade_summary(HACKED.subject, HACKED, TERMS).score == 0.0
 
 
-def test_an_information_request_that_asks_for_everything_earns_half():
+def test_an_information_request_that_asks_for_everything_earns_nothing():
     from inbox_triage.grading import grade_info_request
     scenario = load_task("ticket/medium_double_charge")
     ticket, policy = scenario.tickets[0], scenario.policy
@@ -198,4 +202,4 @@ def test_an_information_request_that_asks_for_everything_earns_half():
     net = ("Please send a screenshot, the receipt, the transaction id, a photo, your browser, "
            "the tracking number and the date.")
     assert grade_info_request(focused, ticket, policy).score == 1.0
-    assert grade_info_request(net, ticket, policy).score == 0.5
+    assert grade_info_request(net, ticket, policy).score == 0.0

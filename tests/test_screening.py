@@ -108,14 +108,14 @@ def _flagged(text: str) -> bool:
 
 # Hand-written by people who never read the screen (tests/data/policy_screen): breaches in
 # other words ("the six digits your authenticator app shows", "your money is already on its way
-# back") and look-alikes that are fine to send ("we will never ask for your code"). The screen
-# was tuned on these two sets; fresh.yaml was kept out of tuning and is measured by
-# benchmarks/policy_screen.py.
-@pytest.mark.parametrize("name", ["tuning", "unseen"])
+# back") and look-alikes that are fine to send ("we will never ask for your code"). Each set was
+# written held out and tuned on after it was measured; final.yaml is still held out, measured by
+# benchmarks/bench_policy_screen.py.
+@pytest.mark.parametrize("name", ["tuning", "unseen", "fresh"])
 def test_breaches_in_other_words_are_caught_and_look_alikes_pass(name):
     data = yaml.safe_load((SETS / f"{name}.yaml").read_text(encoding="utf-8"))
     breaches, alikes = data["breaches"], data["lookalikes"]
-    assert len(breaches) >= 80 and len(alikes) >= 80
+    assert len(breaches) >= 60 and len(alikes) >= 60
     missed = [b["text"] for b in breaches if not _flagged(b["text"])]
     flagged = [a["text"] for a in alikes if _flagged(a["text"])]
     assert len(missed) <= 0.05 * len(breaches), missed

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from inbox_triage.agents.oracle import info_request, truth_reply, truth_summary
-from inbox_triage.grading.replies import grade_info_request, grade_reply, grade_summary
+from inbox_triage.grading import grade_info_request, grade_reply, grade_summary
 from inbox_triage.grading.stuffing import stuffing_terms_for
 from inbox_triage.scenarios.generator.generate import generate
 
@@ -621,7 +621,12 @@ def leak_reply(ticket: Any, scenario: Any) -> str | None:
     if reply is None:
         return None
     other = next(
-        (t for t in _others(ticket, scenario) if t.customer.name != ticket.customer.name), None
+        (
+            t
+            for t in _others(ticket, scenario)
+            if t.customer.name != ticket.customer.name and t.customer.role == "customer"
+        ),
+        None,
     )
     if other is None:
         return None
@@ -647,9 +652,13 @@ def wrong_name_reply(ticket: Any, scenario: Any) -> str | None:
         )
         if t.customer.first_name and t.customer.first_name != _first(ticket)
     ]
-    if not names or ticket.truth.reply is None:
+    reply = truth_reply(_first(ticket), ticket.truth)
+    if not names or reply is None:
         return None
-    return truth_reply(_pick(ticket, names, "wrong_name"), ticket.truth)
+    # the reference greets the customer by name: put another customer's name there
+    wrong = _pick(ticket, names, "wrong_name")
+    greeting, _, rest = reply.partition("\n")
+    return re.sub(r"^(\W*\w+)\s+[A-Z][\w'-]*", rf"\1 {wrong}", greeting) + "\n" + rest
 
 
 def already_resolved_reply(ticket: Any, scenario: Any) -> str | None:

@@ -65,11 +65,24 @@ class ReplySpec(Frozen):
 
 class Reference(Frozen):
     """How a good agent writes about one email (the oracle's texts): written per situation by
-    hand and filled from the email's own details by the generator."""
+    hand and filled from the email's own details by the generator, each kind as every pattern
+    that fits the email, most preferred first."""
 
-    summary: str
-    reply: str | None = None
-    request: str | None = None
+    summaries: tuple[str, ...]
+    replies: tuple[str, ...] = ()
+    requests: tuple[str, ...] = ()
+
+    @property
+    def summary(self) -> str:
+        return self.summaries[0]
+
+    @property
+    def reply(self) -> str | None:
+        return self.replies[0] if self.replies else None
+
+    @property
+    def request(self) -> str | None:
+        return self.requests[0] if self.requests else None
 
 
 class Truth(Frozen):

@@ -21,8 +21,10 @@ from typing import Any
 
 from inbox_triage.domain import Engine, Scenario, Ticket
 from inbox_triage.grading.context import Seen, seen_for
-from inbox_triage.grading.replies import TextScore, grade_reply, grade_summary
+from inbox_triage.grading.replies import grade_reply
 from inbox_triage.grading.stuffing import stuffing_terms_for
+from inbox_triage.grading.summaries import grade_summary
+from inbox_triage.grading.texts import TextScore
 from inbox_triage.scenarios.sources import make_scenario
 
 DEFAULT_SET = Path("tests/data/calibration")

@@ -10,14 +10,11 @@ from collections.abc import Callable
 from typing import Protocol
 
 from inbox_triage.domain import Engine, Scenario, Ticket, TicketWork, missing_for_close
-from inbox_triage.grading.replies import (
-    TextScore,
-    grade_info_request,
-    grade_reply,
-    grade_summary,
-    policy_breaches,
-)
+from inbox_triage.grading.replies import grade_reply, policy_breaches
+from inbox_triage.grading.requests import grade_info_request
 from inbox_triage.grading.stuffing import StuffingTerms
+from inbox_triage.grading.summaries import grade_summary
+from inbox_triage.grading.texts import TextScore
 
 
 class Grader(Protocol):

@@ -19,6 +19,14 @@ from inbox_triage.grading.stuffing import GENERIC_WORDS, fact_groups, is_rare_st
 
 # An id, an amount or a precise figure: at least three digits, or letters and digits joined.
 _IDS = re.compile(r"[$£€]?\d[\d,.]*\d[\d,.]*\d|\b[A-Za-z]+-\d[\w-]*\d\b|\b\d[A-Za-z]\w*\d\b")
+# A capitalised word inside a sentence: a name (a product, a place, a person, a company).
+_PROPER = re.compile(r"(?<=[a-z0-9,;:] )[A-Z][a-z][\w'-]*")
+# Where a message's own words end and its signature begins (a title, a company, a footer).
+_SIGN_OFF = re.compile(
+    r"\n\s*(?:kind |best |warm |many )?(?:regards|best|thanks|thank you|cheers|sincerely|"
+    r"respectfully|yours(?: faithfully| sincerely| truly)?|all the best)[ ,.!]*\n",
+    re.IGNORECASE,
+)
 _DIGITS = re.compile(r"(?<=[a-z])(?=\d)")
 
 
@@ -32,6 +40,10 @@ class Seen:
     vocabulary: Indexed  # every decision value and template text
     choices: tuple[str, ...]  # queue and category names, spelled as words
     details: frozenset[str]  # stems of the email's concrete details (ids, amounts, products)
+    # ... those of them its body says and its subject and its key points do not: what sets this
+    # email apart from others of its kind and with its subject
+    specific: frozenset[str] = frozenset()
+    specific_first: frozenset[str] = frozenset()  # ... of them, those the first message says
 
     def details_in(self, text: Indexed) -> set[str]:
         """The email's concrete details a text mentions."""
@@ -93,7 +105,10 @@ def _build(ticket: Ticket, messages: tuple[str, ...], org: OrgProfile | None) ->
     customer = "\n".join([ticket.subject, ticket.body, *(m.body for m in ticket.thread), *messages])
     about = [ticket.sender, c.name, c.email, c.company or "", c.account_id or ""]
     seen = index("\n".join([customer, *about, *(m.sender for m in ticket.thread)]))
-    own = index("\n".join(p for g in fact_groups(ticket) for p in g))
+    # the email's key points, and the evidence it needs (what a summary may say is missing)
+    own = index(
+        "\n".join([*(p for g in fact_groups(ticket) for p in g), *ticket.truth.info_keywords])
+    )
     vocabulary, choices = _vocabulary_of(None) if org is None else _vocabulary(org)
     who = index(" ".join([c.name, c.email, c.company or "", ticket.sender])).stem_at
     details = frozenset(
@@ -105,7 +120,23 @@ def _build(ticket: Ticket, messages: tuple[str, ...], org: OrgProfile | None) ->
         and s not in who
         and _is_detail(t, s)
     )
-    return Seen(customer, seen, own, vocabulary, choices, details)
+    first = "\n".join(
+        _SIGN_OFF.split(t, maxsplit=1)[0] for t in (ticket.body, *(m.body for m in ticket.thread))
+    )
+    specific = _specific(details, "\n".join([first, *messages]))
+    # a reply written before the customer's later answers cannot name what they say
+    return Seen(
+        customer, seen, own, vocabulary, choices, details, specific, _specific(details, first)
+    )
+
+
+def _specific(details: frozenset[str], text: str) -> frozenset[str]:
+    """The details a text names that set its email apart: figures, and names of things."""
+    names = {index(n).stems[0] for n in _PROPER.findall(text) if n.lower() not in FUNCTION_WORDS}
+    said = index(text).stem_at
+    return frozenset(
+        d for d in details if d in said and (any(ch.isdigit() for ch in d) or d in names)
+    )
 
 
 _per_ticket: ObjectMemo[Ticket, dict[tuple[object, ...], Seen]] = ObjectMemo(lambda t: {})

@@ -15,6 +15,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from inbox_triage.domain.text import FUNCTION_WORDS, normalise
+from inbox_triage.grading.polarity import CUES, negation_flags
 
 _STEMMER = snowballstemmer.stemmer("english")
 # A multi-word phrasing may be spread over this many more words than it has ("charged me
@@ -39,6 +40,8 @@ class Indexed:
     stem_at: dict[str, list[int]]  # where each stem occurs
     token_at: dict[str, list[int]]  # where each word occurs
     sorted_tokens: tuple[str, ...]  # the distinct words, sorted (for prefixes)
+    denied: tuple[bool, ...] = ()  # whether a negation denies each word
+    asked: tuple[bool, ...] = ()  # whether each word stands in a question
 
     def has(self, word: str, word_stem: str) -> bool:
         """Whether a word occurs, by stem or as the start of a longer word."""
@@ -68,6 +71,9 @@ def index(text: str) -> Indexed:
     for i, (t, s) in enumerate(zip(tokens, stems, strict=True)):
         stem_at.setdefault(s, []).append(i)
         token_at.setdefault(t, []).append(i)
+    denied, asked = negation_flags(text)
+    if len(denied) != len(tokens):  # a text the two tokenisers read apart: nothing denied
+        denied = asked = (False,) * len(tokens)
     return Indexed(
         tokens,
         stems,
@@ -76,6 +82,8 @@ def index(text: str) -> Indexed:
         stem_at,
         token_at,
         tuple(sorted(token_at)),
+        denied,
+        asked,
     )
 
 
@@ -116,6 +124,83 @@ def states(text: Indexed, p: Phrase) -> bool:
             return False
         hits.extend((i, k) for i in set(found))
     return _within(sorted(hits), len(p.content), len(p.content) + WINDOW_SLACK)
+
+
+def occurrences(text: Indexed, p: Phrase) -> list[int]:
+    """Where the text states the phrasing (the position of a word of each match)."""
+    if not p.plain:
+        return []
+    found: set[int] = set()
+    for haystack, needle in ((text.plain, p.plain), (text.stemmed, p.stemmed)):
+        at = haystack.find(needle)
+        while at >= 0:
+            found.add(haystack.count(" ", 0, at + 1) - 1)
+            at = haystack.find(needle, at + 1)
+    if not found and len(p.content) >= 2:
+        hits: list[tuple[int, int]] = []
+        for k, (word, word_stem) in enumerate(p.content):
+            positions = text.positions(word, word_stem)
+            if not positions:
+                return []
+            hits.extend((i, k) for i in set(positions))
+        found.update(_completions(sorted(hits), len(p.content), len(p.content) + WINDOW_SLACK))
+    return sorted(found)
+
+
+def polarity(
+    text: Indexed,
+    groups: tuple[tuple[str, ...], ...],
+    source: Indexed | None = None,
+    questions_state: bool = True,
+) -> tuple[list[bool], list[bool]]:
+    """For each fact group, whether the text states it, and whether it only denies it.
+
+    A phrasing under a negation is denied, unless the phrasing carries its own ("can't log
+    in") or ``source`` (what the customer wrote) denies it too; in a question it states
+    nothing unless ``questions_state`` (a reply's "could you send the receipt?" names the point
+    it asks about)."""
+    stated: list[bool] = []
+    denied: list[bool] = []
+    for group in groups:
+        said = against = False
+        for text_ in group:
+            p = phrase(text_)
+            for i in occurrences(text, p):
+                if not questions_state and text.asked[i]:
+                    continue
+                if not text.denied[i] or _own_negation(p) or (source and _denies(source, p)):
+                    said = True
+                else:
+                    against = True
+        stated.append(said)
+        denied.append(against and not said)
+    return stated, denied
+
+
+def _own_negation(p: Phrase) -> bool:
+    return any(w in CUES for w in p.plain.split())
+
+
+def _denies(source: Indexed, p: Phrase) -> bool:
+    return any(source.denied[i] for i in occurrences(source, p))
+
+
+def _completions(hits: list[tuple[int, int]], needed: int, span: int) -> list[int]:
+    """Where a run of ``span`` words first holds every one of ``needed`` words."""
+    out: list[int] = []
+    counts: dict[int, int] = {}
+    lo = 0
+    for pos, k in hits:
+        counts[k] = counts.get(k, 0) + 1
+        while hits[lo][0] <= pos - span:
+            gone = hits[lo][1]
+            counts[gone] -= 1
+            if not counts[gone]:
+                del counts[gone]
+            lo += 1
+        if len(counts) == needed:
+            out.append(pos)
+    return out
 
 
 def _within(hits: list[tuple[int, int]], needed: int, span: int) -> bool:

@@ -13,46 +13,44 @@ the words that caused it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from inbox_triage.domain import OrgProfile, Policy, Ticket
 from inbox_triage.domain.screen import screen
 from inbox_triage.domain.text import (
     FUNCTION_WORDS,
-    contains_phrase,
-    matched_groups,
+    sentences,
     shares_ngram,
     word_coverage,
     words,
 )
-from inbox_triage.grading.context import Seen, seen_for, spelled
-from inbox_triage.grading.lexicon import Indexed, index, phrase, stated_groups, states
+from inbox_triage.grading.context import Seen
+from inbox_triage.grading.lexicon import Indexed, index, polarity, stated_groups
 from inbox_triage.grading.memo import ObjectMemo
-from inbox_triage.grading.shortcuts import shortcut
-from inbox_triage.grading.stuffing import StuffingTerms, is_distinctive
+from inbox_triage.grading.shortcuts import (
+    shortcut,
+    without_subject,
+)
+from inbox_triage.grading.stuffing import GENERIC_WORDS, StuffingTerms, is_common, is_distinctive
+from inbox_triage.grading.texts import (
+    DETAILS,
+    GENERIC_CREDIT,
+    NO_POINT_CREDIT,
+    TextScore,
+    clip,
+    context_of,
+    contradiction,
+    contradicts,
+    distinctive_groups,
+)
 
 MIN_FUNCTION_WORD_RATIO = 0.2
-DETAILS = 3  # the email's concrete details a text names to count as specific
-NO_FACT_DETAILS = 2  # ... where the email has no key points of its own
+# ... and a reply tied to its email in none, or one, of the ways ``_ties`` counts: it could go
+# to any customer of its team
+REPLY_STOCK_CAPS = (0.1, 0.4)
 ENGAGED_DETAILS = 2  # a reply naming fewer of the email's details, and none of its points ...
-GENERIC_CREDIT = 0.5  # ... keeps this share of its score: it could go to any customer
+ENGAGED_WORDS = 5  # (or taking up fewer of its words in sentences of its own)
 ACKNOWLEDGED_CREDIT = 0.5  # of a reply's points, for naming the customer's problem alone ...
-NO_POINT_CREDIT = 0.5
 ECHO_LIMIT = 0.75  # ... in words mostly its own (not this share of the customer's)
-
-
-@dataclass(frozen=True, slots=True)
-class TextScore:
-    """A text's score, why, and for a zero a short reason code that reports count by."""
-
-    score: float
-    note: str
-    reason: str = ""
-
-
-def _clip(sentence: str, limit: int = 60) -> str:
-    sentence = " ".join(sentence.split())
-    return sentence if len(sentence) <= limit else sentence[: limit - 3].rstrip() + "..."
 
 
 def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
@@ -60,9 +58,9 @@ def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
     reasons: list[str] = []
     found = screen(text, policy.sensitive_data, policy.forbidden_promises)
     if found.asks:
-        reasons.append(f"asks for data the policy forbids requesting ('{_clip(found.asks[0])}')")
+        reasons.append(f"asks for data the policy forbids requesting ('{clip(found.asks[0])}')")
     if found.promises:
-        reasons.append(f"makes a promise the policy forbids ('{_clip(found.promises[0])}')")
+        reasons.append(f"makes a promise the policy forbids ('{clip(found.promises[0])}')")
     if any(shares_ngram(text, note) for note in ticket.internal_notes):
         reasons.append("quotes internal notes")
     lowered = text.lower()
@@ -112,12 +110,6 @@ def addresses_customer(text: str, ticket: Ticket) -> bool:
     return any(f" {n} " in opening.plain for n in candidates)
 
 
-def _context(
-    ticket: Ticket, messages: tuple[str, ...], org: OrgProfile | None, context: Seen | None
-) -> Seen:
-    return context if context is not None else seen_for(ticket, messages, org)
-
-
 def grade_reply(
     text: str | None,
     ticket: Ticket,
@@ -141,7 +133,11 @@ def grade_reply(
     breaches = policy_breaches(text, ticket, policy)
     if breaches:
         return TextScore(0.0, "; ".join(breaches), "policy")
-    seen = _context(ticket, messages, org, context)
+    seen = context_of(ticket, messages, org, context)
+    settled = _claims_settled(text)
+    if len(settled) >= SETTLED_CLAIMS:
+        note = f"says the matter is already settled ('{clip(settled[0])}')"
+        return TextScore(0.0, note, "contradicts")
     greeted = greeted_name(text)
     if greeted and _greets_someone_else(greeted, ticket):
         note = f"greets '{greeted}', who is not the customer ({ticket.customer.name})"
@@ -154,8 +150,12 @@ def grade_reply(
     why = shortcut(text, ticket, stuffing_terms, seen, "reply")
     if why:
         return TextScore(0.0, why[1], why[0])
-    indexed = index(text)
-    stated = stated_groups(indexed, spec.required_facts)
+    indexed = index(without_subject(text, ticket))
+    stated, denied = polarity(indexed, spec.required_facts, seen.seen)
+    problem, problem_denied = polarity(indexed, distinctive_groups(ticket), seen.seen)
+    if contradicts([*stated, *problem], [*denied, *problem_denied]):
+        groups = (*spec.required_facts, *distinctive_groups(ticket))
+        return contradiction(indexed, groups, [*denied, *problem_denied], "reply")
     hit, total = sum(stated), len(stated)
     # A reply that names this email's own details has answered this email: one point put in
     # words the fact list does not know is then no reason to mark it down.
@@ -166,7 +166,6 @@ def grade_reply(
         facts = min(facts, NO_POINT_CREDIT)
     # The policy asks a reply to acknowledge the customer's specific problem and say what
     # happens next: naming the problem's points earns part of the credit on its own.
-    problem = stated_groups(indexed, _distinctive_groups(ticket))
     if problem and word_coverage(text, seen.customer) < ECHO_LIMIT:
         facts = max(facts, ACKNOWLEDGED_CREDIT * sum(problem) / len(problem))
     # A reply that could go to any customer ("your request has been passed on") says nothing
@@ -181,6 +180,13 @@ def grade_reply(
     addressed = addresses_customer(text, ticket)
     length_ok = policy.reply_min_words <= len(tokens) <= policy.reply_max_words
     score = facts * (0.5 + 0.25 * addressed + 0.25 * length_ok)
+    # A reply that names neither the customer's main problem nor anything only their email
+    # says would go as well to any email of its team ("our billing team will review it").
+    ties = _ties(indexed, ticket, seen, details)
+    cap = REPLY_STOCK_CAPS[ties] if ties < len(REPLY_STOCK_CAPS) else 1.0
+    if score > cap:
+        score = cap
+        generic = True
     parts = [f"{hit}/{total} required points" + (", specific" if specific and hit < total else "")]
     if generic:
         parts.append("nothing specific to this email")
@@ -193,6 +199,26 @@ def grade_reply(
     return TextScore(score, ", ".join(parts), "" if score else "no points")
 
 
+# A reply to mail that needs handling that says, again and again, that it is all done already
+# ("this was fully resolved before you wrote", "the refund was dealt with already") tells the
+# customer the opposite of their email.
+_SETTLED = re.compile(
+    r"\b(?:was|were|has been|have been|is|are|got)\s+(?:already\s+|fully\s+|all\s+|long\s+"
+    r"(?:since\s+)?)?(?:resolved|settled|dealt with|taken care of|sorted(?: out)?|completed|done|"
+    r"closed|handled)\b(?!\s+(?:soon|shortly|once|when|by|within|as soon|after))|"
+    r"\bnothing (?:left|more|further|else) to (?:do|fix|be done)\b|\bneeds? nothing more\b|"
+    r"\bno (?:further|more) action (?:is )?(?:needed|required)\b|"
+    r"\b(?:case|matter|ticket|conversation) is (?:now )?closed\b|\bclosing this "
+    r"(?:conversation|case|ticket|thread)\b",
+    re.IGNORECASE,
+)
+SETTLED_CLAIMS = 2
+
+
+def _claims_settled(text: str) -> list[str]:
+    return [s for s in sentences(text) if _SETTLED.search(s)]
+
+
 def _distinctive_required_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
     spec = ticket.truth.reply
     groups = spec.required_facts if spec else ()
@@ -202,117 +228,63 @@ def _distinctive_required_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
 _distinctive_required = ObjectMemo(_distinctive_required_of)
 
 
-def _names_decision(text: Indexed, ticket: Ticket, context: Seen) -> bool:
-    """Whether a text names the email's right category or team ("a newsletter, archive")."""
-    truth = ticket.truth
-    right = {spelled(v) for v in (truth.category, truth.queue) if v}
-    named = {c for c in context.choices if states(text, phrase(c))}
-    # naming the right one among others ("account, billing or security") is hedging
-    return bool(named & right) and named <= right
+def _telling_groups_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
+    """The summary points in the phrasings that tell this kind of email from others ("charged
+    twice", "subpoena"; not "error" or "account", which the mail of many kinds uses)."""
+    groups = (tuple(p for p in g if not is_common(p)) for g in distinctive_groups(ticket))
+    return tuple(g for g in groups if g)
 
 
-def _distinctive_groups_of(ticket: Ticket) -> tuple[tuple[str, ...], ...]:
-    """A summary's points in the phrasings that name something ("request" or "issue" alone says
-    nothing about the email)."""
-    return tuple(_named(g) for g in ticket.truth.summary_facts)
+_telling_groups = ObjectMemo(_telling_groups_of)
 
 
-def _named(group: tuple[str, ...]) -> tuple[str, ...]:
-    """A group's phrasings that name something, or all of them when none does (a point such as
-    "how to" is generic by nature)."""
-    named = tuple(p for p in group if is_distinctive(p))
-    return named or group
-
-
-_distinctive_groups = ObjectMemo(_distinctive_groups_of)
-
-
-def grade_summary(
-    text: str | None,
-    ticket: Ticket,
-    stuffing_terms: StuffingTerms | None = None,
-    messages: tuple[str, ...] = (),
-    org: OrgProfile | None = None,
-    context: Seen | None = None,
-) -> TextScore:
-    """A summary scores by the key points it states, in words that are not pasted or stuffed."""
-    if text is None:
-        return TextScore(0.0, "no summary", "none")
-    if not text.strip():
-        return TextScore(0.0, "the summary is empty", "empty")
-    seen = _context(ticket, messages, org, context)
-    why = shortcut(text, ticket, stuffing_terms, seen, "summary")
-    if why:
-        return TextScore(0.0, why[1], why[0])
-    indexed = index(text)
-    stated = stated_groups(indexed, ticket.truth.summary_facts)
-    hit, total = sum(stated), len(stated)
-    specific_details = seen.details_in(indexed)
-    if not total:  # nothing in particular to state: it must still be about this email
-        if len(specific_details) >= NO_FACT_DETAILS or _names_decision(indexed, ticket, seen):
-            return TextScore(1.0, "about this email")
-        return TextScore(0.0, "nothing specific to this email", "generic")
-    # The email's own concrete details (ids, amounts, products, what happened) in a summary
-    # that is not pasted stand for one point put in words the fact list does not know.
-    specific = len(specific_details) >= DETAILS
-    score = min(1.0, (hit + specific) / total)
-    if not hit:  # details without a single point: half marks at most
-        score = min(score, NO_POINT_CREDIT)
-    if not specific_details and hit < total:
-        score *= GENERIC_CREDIT
-    note = f"{hit}/{total} key points" + (", specific" if specific and hit < total else "")
-    if not hit and not specific:
-        note += " (nothing specific to this email)"
-    return TextScore(score, note, "" if score else "no points")
-
-
-# Kinds of evidence a support team asks for. One request naming most of them is a net thrown
-# over every possible case, not a question about this one.
-EVIDENCE_WORDS = (
-    "screenshot",
-    "receipt",
-    "transaction",
-    "invoice",
-    "order number",
-    "order id",
-    "photo",
-    "picture",
-    "date",
-    "time",
-    "last four",
-    "last 4",
-    "bank statement",
-    "statement",
-    "browser",
-    "steps",
-    "error message",
-    "username",
-    "profile",
-    "recovery",
-    "device",
-    "tracking",
-    "account email",
-    "email address",
+_WAITED = re.compile(
+    r"\b(?:chas\w*|follow(?:ing|ed)? up|wait\w*|writ\w* again|second (?:email|message)|"
+    r"went unanswered|still (?:waiting|locked|not|no|having)|silence|heard from us|sooner|"
+    r"before now|delay\w*|patience|kept you|so long|this long|again)\b",
+    re.IGNORECASE,
 )
-EVIDENCE_LIMIT = 5
 
 
-def _evidence_named(text: str) -> set[str]:
-    return {word for word in EVIDENCE_WORDS if contains_phrase(text, word)}
+# A customer writing again: "bumping this", "my earlier message", "still no answer".
+_CHASING = re.compile(
+    r"\b(?:bump\w*|follow(?:ing)?[- ]up|chas\w*|earlier (?:message|email)|wrote (?:in|to you)|"
+    r"no (?:answer|reply|response|word)|still (?:no|waiting|haven't|have not|not|stuck)|"
+    r"any (?:update|news)|an update|eta|hear back|heard back|remind\w*|again)\b",
+    re.IGNORECASE,
+)
 
 
-def grade_info_request(text: str | None, ticket: Ticket, policy: Policy) -> TextScore:
-    """An information request scores when it asks for useful evidence and nothing forbidden."""
-    if text is None:
-        return TextScore(0.0, "no information requested", "none")
-    if screen(text, policy.sensitive_data, policy.forbidden_promises):
-        return TextScore(0.0, "asks for data or promises what the policy forbids", "policy")
-    if len(_evidence_named(text)) >= EVIDENCE_LIMIT:
-        return TextScore(0.5, "asks for every kind of evidence at once")
-    keywords = ticket.truth.info_keywords
-    if not keywords:
-        return TextScore(1.0, "information requested")
-    hit, _ = matched_groups(text, [keywords])
-    if hit:
-        return TextScore(1.0, "asks for the evidence the case needs")
-    return TextScore(0.5, "asks for information, but not the evidence the case needs")
+def _ties(indexed: Indexed, ticket: Ticket, seen: Seen, details: set[str]) -> int:
+    """How many ways a reply is tied to this email rather than to any of its kind: a detail
+    only it has, several of its details, a point that tells it from other kinds of mail, many
+    of its own words taken up, and to a customer chasing an answer, the wait acknowledged."""
+    echoed = len(_echoed(indexed, seen))
+    chasing = bool(ticket.thread) or bool(_CHASING.search(seen.customer))
+    waited = chasing and bool(_WAITED.search(" ".join(indexed.tokens)))
+    return sum(
+        (
+            bool(details & seen.specific_first),
+            len(details) >= ENGAGED_DETAILS,
+            any(polarity(indexed, _telling_groups(ticket), seen.seen)[0]),
+            echoed >= ENGAGED_WORDS,
+            # retelling the email in its own sentences (all a reply can tie to where the email
+            # names no detail of its own)
+            echoed >= (ENGAGED_WORDS if not seen.specific_first else 2 * ENGAGED_WORDS),
+        )
+    ) + waited * (1 if seen.specific_first else 2)  # a chaser saying only "still waiting" asks that
+
+
+def _echoed(text: Indexed, seen: Seen) -> set[str]:
+    """The email's own content words a text takes up ("signing in from another country
+    overnight"): a reply in its own sentences about this email uses many, a stock one few."""
+    customer = index(seen.customer).stem_at
+    return {
+        s
+        for t, s in zip(text.tokens, text.stems, strict=True)
+        if len(t) > 2
+        and t not in FUNCTION_WORDS
+        and t not in GENERIC_WORDS
+        and s in customer
+        and s not in seen.vocabulary.stem_at
+    }

@@ -20,8 +20,8 @@ from inbox_triage.grading.components import (
     discounted,
 )
 from inbox_triage.grading.memo import ObjectMemo
-from inbox_triage.grading.replies import TextScore
 from inbox_triage.grading.stuffing import StuffingTerms, stuffing_terms_for
+from inbox_triage.grading.texts import TextScore
 
 WRAP_UP_THRESHOLD = 0.8
 # Bumped whenever the same actions can earn a different grade: runs and reports record it, and

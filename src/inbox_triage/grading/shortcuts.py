@@ -10,11 +10,19 @@ import re
 from collections.abc import Iterable
 
 from inbox_triage.domain import Ticket
-from inbox_triage.domain.text import FUNCTION_WORDS, copied_ngrams, word_coverage, words
+from inbox_triage.domain.text import (
+    FUNCTION_WORDS,
+    copied_ngrams,
+    ngrams,
+    normalise,
+    sentences,
+    word_coverage,
+    words,
+)
 from inbox_triage.grading.context import Seen, seen_for
 from inbox_triage.grading.lexicon import Indexed, Phrase, index, phrase, states
 from inbox_triage.grading.memo import ObjectMemo
-from inbox_triage.grading.stuffing import StuffingTerms, fact_groups
+from inbox_triage.grading.stuffing import StuffingTerms, fact_groups, first_names
 
 PASTE_THRESHOLD = 0.5
 MIN_COPIED_RUNS = 4
@@ -73,7 +81,34 @@ def is_copied(text: str, ticket: Ticket, context: Seen | None = None) -> bool:
     # A short text may share a product name or two with the email; a copy shares many runs.
     if total and copied / total >= PASTE_THRESHOLD and copied >= MIN_COPIED_RUNS:
         return True
-    return len(words(text)) >= COVERAGE_MIN_WORDS and word_coverage(text, source) >= COVERAGE_LIMIT
+    if len(words(text)) >= COVERAGE_MIN_WORDS and word_coverage(text, source) >= COVERAGE_LIMIT:
+        return True
+    return _echoes(text, source)
+
+
+# Whose words they are does not make them new: "my card shows two payments" told back as "your
+# card shows two payments" is the customer's sentence.
+_PERSON = {w: "·" for w in "i me my mine myself we us our ours you your yours yourself".split()}
+ECHO_SENTENCE = 0.6  # a sentence whose word triples are mostly the customer's is theirs ...
+ECHO_SHARE = 0.5  # ... and a text made of such sentences for this share of its words echoes
+ECHO_MIN_WORDS = 12
+
+
+def _folded(text: str) -> list[str]:
+    return [_PERSON.get(w, w) for w in words(text)]
+
+
+def _echoes(text: str, source: str) -> bool:
+    """Whether most of a text is the customer's own sentences told back to them."""
+    theirs = ngrams(_folded(source), 3)
+    echoed = total = 0
+    for sentence in sentences(text):
+        mine = _folded(sentence)
+        total += len(mine)
+        triples = ngrams(mine, 3)
+        if triples and len(triples & theirs) / len(triples) >= ECHO_SENTENCE:
+            echoed += len(mine)
+    return echoed >= ECHO_MIN_WORDS and echoed >= ECHO_SHARE * total
 
 
 _ITEM_SPLIT = re.compile(r"[,;/|•\n]+|\s+(?:and|or)\s+|\s+-\s+")
@@ -126,7 +161,7 @@ def listed_terms(text: str, strung: bool = True) -> list[str]:
     return items if strung and len(items) >= STRUNG_ITEMS else []
 
 
-def _foreign(text: Indexed, stuffing_terms: StuffingTerms, context: Seen) -> set[str]:
+def foreign_terms(text: Indexed, stuffing_terms: StuffingTerms, context: Seen) -> set[str]:
     """The indexed phrasings the text states that nothing about this email accounts for."""
     found = stuffing_terms.found_in(text)
     foreign = {t for t in found if not context.related(t)}
@@ -140,6 +175,37 @@ def _foreign(text: Indexed, stuffing_terms: StuffingTerms, context: Seen) -> set
         return o != t and a.startswith(b) and (len(b) < len(a) or o < t)
 
     return {t for t in longest if not any(variant(t, o) for o in longest)}
+
+
+_PREFIX = re.compile(r"^(?:(?:re|fwd?|aw|wg)\s*:\s*)+", re.IGNORECASE)
+SUBJECT_WORDS = 3  # a subject this long, pasted into a text, states nothing of the writer's
+
+
+def _subject_of(ticket: Ticket) -> str:
+    return normalise(_PREFIX.sub("", ticket.subject)).strip()
+
+
+def without_subject(text: str, ticket: Ticket) -> str:
+    """The text less the email's subject pasted into it: what the subject's words say, a text
+    that repeats them has not said ("Refund request: unwanted renewal: customer disputes a
+    charge ..." states no more than the stock text after it)."""
+    subject = _subject_of(ticket)
+    if len(subject.split()) < SUBJECT_WORDS:
+        return text
+    plain = normalise(text)
+    return plain.replace(f" {subject} ", " ") if f" {subject} " in plain else text
+
+
+def reorders_subject(text: str, ticket: Ticket) -> bool:
+    """Whether a text is the subject's words in another order ("renewal unwanted request
+    refund"): not a sentence, and nothing the writer said."""
+    subject = _subject_of(ticket).split()
+    mine = normalise(text).split()
+    if len(mine) < SUBJECT_WORDS or f" {' '.join(mine)} " in f" {' '.join(subject)} ":
+        return False
+    return sorted(mine) == sorted(subject) or (
+        len(mine) >= SUBJECT_WORDS and set(mine) <= set(subject) and mine != subject[: len(mine)]
+    )
 
 
 def _first_positions(text: Indexed, p: str) -> list[int]:
@@ -198,6 +264,30 @@ def _choices(text: Indexed, context: Seen) -> set[str]:
     return {c for c in context.choices if states(text, phrase(c))}
 
 
+_FULL_NAME = re.compile(r"\b([A-Z][a-z]+) ([A-Z][a-z'-]+)\b")
+
+
+def _other_customers(
+    raw: str, text: Indexed, ticket: Ticket, terms: StuffingTerms | None, context: Seen
+) -> list[str]:
+    """People a text names that this email does not: the inbox's other senders, or anyone
+    named in full ("Chidi Obi at Vireo Health had the same trouble"). Telling one customer
+    about another's mail discloses it."""
+    people = terms.people if terms is not None else {}
+    named = [
+        name.strip()
+        for name, owner in people.items()
+        if owner != ticket.id and name in text.plain and name not in context.vocabulary.plain
+    ]
+    firsts = first_names()
+    named += [
+        first + " " + last.removesuffix("'s")
+        for first, last in _FULL_NAME.findall(raw.replace("\u2019", "'"))
+        if first.lower() in firsts
+    ]
+    return [n for n in named if normalise(n).rstrip() not in context.seen.plain]
+
+
 def shortcut(
     text: str, ticket: Ticket, stuffing_terms: StuffingTerms | None, context: Seen, what: str
 ) -> tuple[str, str] | None:
@@ -226,8 +316,11 @@ def shortcut(
             "another email",
             f"{what} is about another email: {quote(alien, text)} are not in this one",
         )
+    others = _other_customers(text, indexed, ticket, stuffing_terms, context)
+    if others:
+        return "another customer", f"{what} names another customer ({quote(others, text)})"
     if stuffing_terms is not None:
-        foreign = _foreign(indexed, stuffing_terms, context)
+        foreign = foreign_terms(indexed, stuffing_terms, context)
         base = SUMMARY_FOREIGN_TERMS_LIMIT if what == "summary" else FOREIGN_TERMS_LIMIT
         # a long, specific text touches on more in passing than a short one
         limit = max(base, len(indexed.tokens) // WORDS_PER_FOREIGN_TERM)

@@ -14,11 +14,15 @@ from collections.abc import Iterable
 from functools import cache
 
 from inbox_triage.domain import Scenario, Ticket
-from inbox_triage.domain.text import FUNCTION_WORDS, words
+from inbox_triage.domain.text import FUNCTION_WORDS, normalise, words
 from inbox_triage.grading.lexicon import Indexed, Phrase, covered_by, index, phrase, states
 from inbox_triage.grading.memo import ObjectMemo
 from inbox_triage.scenarios import fixed_task_ids, load_task
-from inbox_triage.scenarios.generator.data import load_situations
+from inbox_triage.scenarios.generator.data import (
+    load_entities,
+    load_entities_v2,
+    load_situations,
+)
 
 # A phrasing whose words occur in the mail of at least this share of situations is ordinary
 # language, not a sign of another email.
@@ -120,9 +124,17 @@ class StuffingTerms:
 
     KEY = 3
 
-    def __init__(self, terms: frozenset[str], base: StuffingTerms | None = None) -> None:
-        """``base`` is a shared index (built once); ``terms`` are added on top."""
+    def __init__(
+        self,
+        terms: frozenset[str],
+        base: StuffingTerms | None = None,
+        people: dict[str, str] | None = None,
+    ) -> None:
+        """``base`` is a shared index (built once); ``terms`` are added on top; ``people`` are
+        the scenario's senders (normalised name -> ticket id): naming one to another customer
+        discloses their mail."""
         self.base = base
+        self.people = people or {}
         self.own = terms - base.terms if base else terms
         self._by_key: dict[str, list[Phrase]] = {}
         for term in self.own:
@@ -157,7 +169,21 @@ def _scenario_terms(scenario: Scenario) -> StuffingTerms:
     own: set[str] = set()
     for ticket in scenario.tickets:
         own |= _phrasings(ticket.truth.summary_facts)
-    return StuffingTerms(_indexable(own), base=_shared_index())
+    people = {
+        normalise(t.customer.name): t.id
+        for t in scenario.tickets
+        if len(t.customer.name.split()) >= 2  # a person's full name, not "Billing"
+    }
+    return StuffingTerms(_indexable(own), base=_shared_index(), people=people)
 
 
 stuffing_terms_for = ObjectMemo(_scenario_terms)
+
+
+@cache
+def first_names() -> frozenset[str]:
+    """The first names the generator gives people (lower case): a capitalised word after one
+    is a person's surname."""
+    return frozenset(
+        n.lower() for n in (*load_entities().first_names, *load_entities_v2().first_names)
+    )
