@@ -264,7 +264,8 @@ def _reference(draft: Draft) -> Reference | None:
     ticket = draft.ticket
     text = "\n".join([ticket["subject"], ticket["body"], *(m.body for m in ticket["thread"])])
     rng = random.Random(f"writing|{ticket['subject']}|{ticket['body']}")
-    return reference_texts(draft.situation.id, draft.slots, text, rng)
+    chased = bool(ticket["thread"]) or draft.original is not None
+    return reference_texts(draft.situation.id, draft.slots, text, rng, draft.family, chased)
 
 
 def _customer_lines(split: str, version: int) -> CustomerLines:

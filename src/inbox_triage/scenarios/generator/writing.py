@@ -27,20 +27,30 @@ AGENTS = ("Sam", "Priya", "Jonas", "Amara", "Lucia", "Tomasz", "Mei", "Daniel", 
 _FIELD = string.Formatter()
 
 
-class Writing(BaseModel):
-    """The patterns of one situation: at least one of each kind its handling needs."""
+class Patterns(BaseModel):
+    """Patterns for one phrasing family of a situation: what its senders in particular ask."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    summary: tuple[str, ...] = Field(min_length=1)
+    summary: tuple[str, ...] = ()
     reply: tuple[str, ...] = ()
     request: tuple[str, ...] = ()
+
+
+class Writing(Patterns):
+    """The patterns of one situation (at least a summary), and of its families (0 test, 1
+    validation, 2+ train), which are preferred where they fit."""
+
+    summary: tuple[str, ...] = Field(min_length=1)
+    families: dict[int, Patterns] = {}
 
 
 class WritingFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    writing: dict[str, Writing]
+    writing: dict[str, Writing] = {}
+    # Said after the greeting to a sender who has written before and is still waiting.
+    chased: tuple[str, ...] = ()
 
 
 def slots_of(pattern: str) -> frozenset[str]:
@@ -49,56 +59,114 @@ def slots_of(pattern: str) -> frozenset[str]:
 
 
 @cache
+def _files() -> tuple[WritingFile, ...]:
+    folder = data_root() / "generator" / "writing"
+    parsed: list[WritingFile] = []
+    for path in sorted(folder.glob("*.yaml")):
+        try:
+            parsed.append(WritingFile.model_validate(read_yaml(path)))
+        except ValueError as exc:
+            raise ScenarioError(f"{path.name}: {exc}") from exc
+    return tuple(parsed)
+
+
+@cache
 def load_writing() -> dict[str, Writing]:
     """Every situation's patterns (the files under ``generator/writing``)."""
     found: dict[str, Writing] = {}
-    folder = data_root() / "generator" / "writing"
-    for path in sorted(folder.glob("*.yaml")):
-        try:
-            parsed = WritingFile.model_validate(read_yaml(path))
-        except ValueError as exc:
-            raise ScenarioError(f"{path.name}: {exc}") from exc
+    for parsed in _files():
         for situation, writing in parsed.writing.items():
             if situation in found:
-                raise ScenarioError(f"{path.name}: situation {situation!r} is written twice")
+                raise ScenarioError(f"situation {situation!r} is written twice")
             found[situation] = writing
     return found
+
+
+@cache
+def chased_openers() -> tuple[str, ...]:
+    """What a reply says first to someone who has had to write again."""
+    return tuple(line for parsed in _files() for line in parsed.chased)
 
 
 def _mentioned(value: str, text: str) -> bool:
     return bool(value) and re.sub(r"\s+", " ", value.lower()) in text
 
 
-def _pick(
+def _fitting(
     rng: random.Random, patterns: tuple[str, ...], slots: dict[str, str], text: str
-) -> str | None:
-    """A pattern whose every detail the email mentions, preferring one that names a detail."""
-    usable: list[tuple[str, bool]] = []
+) -> list[str]:
+    """The patterns whose every detail the email mentions, filled: those naming a detail first,
+    each group in a random order."""
+    specific: list[str] = []
+    plain: list[str] = []
     for pattern in patterns:
         names = slots_of(pattern)
         details = names - ALWAYS_KNOWN
         if all(n in slots for n in names) and all(_mentioned(slots[n], text) for n in details):
-            usable.append((pattern, bool(details)))
-    if not usable:
-        return None
-    specific = [p for p, named in usable if named]
-    return rng.choice(specific or [p for p, _ in usable]).format_map(slots).strip()
+            (specific if details else plain).append(pattern.format_map(slots).strip())
+    rng.shuffle(specific)
+    rng.shuffle(plain)
+    return [*specific, *plain]
+
+
+def _candidates(
+    rng: random.Random,
+    choices: tuple[tuple[str, ...], ...],
+    slots: dict[str, str],
+    text: str,
+) -> tuple[str, ...]:
+    """The family's fitting patterns, then the situation's."""
+    return tuple(
+        dict.fromkeys(c for patterns in choices for c in _fitting(rng, patterns, slots, text))
+    )
+
+
+_APOLOGY = re.compile(r"^(?:i'm |i am |we're |we are )?(?:so |really |very )?sorry,?\s*", re.I)
+
+
+def _acknowledge(reply: str, opener: str) -> str:
+    """The reply with ``opener`` after its greeting line (the apology it makes stands for one
+    the reply opened with: "Sorry, that's a frustrating loop" goes on "That's a ...")."""
+    greeting, _, rest = reply.partition("\n")
+    if not rest.startswith("\n"):
+        return f"{opener} {reply}"
+    body = rest.lstrip("\n")
+    trimmed = _APOLOGY.sub("", body, count=1)
+    if (
+        trimmed != body
+        and trimmed[:1].isalpha()
+        and not trimmed.lower().startswith(("for ", "to "))
+    ):
+        body = trimmed[0].upper() + trimmed[1:]
+    return f"{greeting}\n\n{opener} {body}"
 
 
 def reference_texts(
-    situation: str, slots: dict[str, str], customer_text: str, rng: random.Random
+    situation: str,
+    slots: dict[str, str],
+    customer_text: str,
+    rng: random.Random,
+    family: int = 0,
+    chased: bool = False,
 ) -> Reference | None:
-    """The oracle's texts for one email of ``situation`` (None where none are written)."""
+    """The oracle's texts for one email of ``situation`` (None where none are written);
+    ``chased``: the sender wrote before and is still waiting."""
     writing = load_writing().get(situation)
     if writing is None:
         return None
+    own = writing.families.get(family, Patterns())
     text = re.sub(r"\s+", " ", customer_text.lower())
     filled = {**slots, "agent": rng.choice(AGENTS)}
-    summary = _pick(rng, writing.summary, filled, text)
-    if summary is None:
+    summaries = _candidates(rng, (own.summary, writing.summary), filled, text)
+    if not summaries:
         raise ScenarioError(f"no summary pattern of {situation!r} fits the email")
+    replies = _candidates(rng, (own.reply, writing.reply), filled, text)
+    openers = chased_openers()
+    if replies and chased and openers:
+        opener = rng.choice(openers).format_map(filled)
+        replies = tuple(_acknowledge(r, opener) for r in replies)
     return Reference(
-        summary=summary,
-        reply=_pick(rng, writing.reply, filled, text),
-        request=_pick(rng, writing.request, filled, text),
+        summaries=summaries,
+        replies=replies,
+        requests=_candidates(rng, (own.request, writing.request), filled, text),
     )
