@@ -92,8 +92,8 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         is ``dense`` (the default) or ``final`` (rewards withheld until the end). On a sealed
         environment the seed and episode id are drawn, never given.
         """
-        style = _check_style(observation)
-        rewards = _check_reward_mode(reward_mode)
+        style = _choice(observation, "observation", OBSERVATION_STYLES, DEFAULT_STYLE)
+        rewards = _choice(reward_mode, "reward_mode", REWARD_MODES, DEFAULT_REWARD_MODE)
         if episode_id is not None and not isinstance(episode_id, str):
             raise ScenarioError(
                 f"episode_id must be a string, not {type(episode_id).__name__}", "episode_id"
@@ -124,7 +124,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         observation: str | None = None,
     ) -> TriageObservation:
         """Starts an episode on a scenario built in code (a generator's, a test's)."""
-        style = _check_style(observation)
+        style = _choice(observation, "observation", OBSERVATION_STYLES, DEFAULT_STYLE)
         self._start(scenario, seed=seed, episode_id=episode_id, style=style, rewards="dense")
         return self._observe(reward=None, feedback="Episode started.", error=None, first=True)
 
@@ -387,28 +387,13 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         return built_observation(fields)
 
 
-def _check_reward_mode(mode: object) -> str:
-    if mode is None:
-        return DEFAULT_REWARD_MODE
-    if not isinstance(mode, str) or mode not in REWARD_MODES:
-        raise ScenarioError(
-            f"reward_mode must be one of {', '.join(REWARD_MODES)}",
-            "reward_mode",
-            list(REWARD_MODES),
-        )
-    return mode
-
-
-def _check_style(style: object) -> str:
-    if style is None:
-        return DEFAULT_STYLE
-    if not isinstance(style, str) or style not in OBSERVATION_STYLES:
-        raise ScenarioError(
-            f"observation must be one of {', '.join(OBSERVATION_STYLES)}",
-            "observation",
-            list(OBSERVATION_STYLES),
-        )
-    return style
+def _choice(value: object, field: str, allowed: tuple[str, ...], default: str) -> str:
+    """A reset option's value, or a refusal naming the field and what it may be."""
+    if value is None:
+        return default
+    if not isinstance(value, str) or value not in allowed:
+        raise ScenarioError(f"{field} must be one of {', '.join(allowed)}", field, list(allowed))
+    return value
 
 
 def _parse(action: object) -> TriageAction:
