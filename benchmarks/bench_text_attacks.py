@@ -1,6 +1,6 @@
 """What the free-text grader pays for hand-written attacks (tests/text_attacks.py): texts that
 try to earn summary, reply or request credit without being true, specific and within policy.
-Run: python benchmarks/text_attacks.py [--emails 100]
+Run: python benchmarks/bench_text_attacks.py [--emails 100]
 
 Per mode and attack: the emails it applied to (n), the mean score, the share above 0.4 and the
 share at or above 0.5; then the reference texts' means on the same emails. The targets
