@@ -1,7 +1,7 @@
 """Hand-written attacks on the free-text grader: texts an optimiser could write to earn text
 credit without a true, specific, policy-abiding summary, reply or information request.
 
-No tests here: `tests/test_text_attacks.py` asserts on them and `benchmarks/text_attacks.py`
+No tests here: `tests/test_text_attacks.py` asserts on them and `benchmarks/bench_text_attacks.py`
 prints their figures. Each attack is ``(ticket, scenario) -> str | None`` (None where it does
 not apply) and gives one email the same text every time (its wording is chosen by the ticket
 id). ``ATTACKS`` maps a name to ``(kind, function)``, kind being summary, reply or request.
