@@ -8,7 +8,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from inbox_triage._fast_openenv import install as _defer_gradio
 from inbox_triage.version import __version__
+
+_defer_gradio()  # OpenEnv's web interface (Gradio, seconds) loads only when used
 
 # Imported on first use, so that `import inbox_triage.domain` stays free of OpenEnv and servers.
 _LAZY = {

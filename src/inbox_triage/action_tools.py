@@ -143,9 +143,15 @@ def default_observation(mode: str) -> dict[str, Any]:
     return InboxTriageEnv().reset(mode=mode, split="train", seed=0).model_dump()
 
 
+@cache
 def default_vocabulary(mode: str) -> dict[str, Any]:
-    """The vocabulary of a mode's generated episodes (one org profile per mode)."""
-    return default_observation(mode)["vocabulary"]
+    """The vocabulary of a mode's generated episodes (one org profile per mode), read from
+    the profile rather than from an episode, so that importing the tools stays quick."""
+    from inbox_triage.scenarios.generator.data import LATEST, mode_org
+
+    if mode not in SPECS:
+        raise ToolRefused("mode", "is not a mode", list(MODES))
+    return mode_org(mode, LATEST).vocabulary()
 
 
 def _values(vocabulary: Mapping[str, Any], key: str) -> list[str]:

@@ -6,7 +6,7 @@ the generator builds them directly. Nothing here reads files or knows about HTTP
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -188,6 +188,21 @@ class OrgProfile(Frozen):
             if queue not in self.queues:
                 raise ValueError(f"queue {queue!r} is not one of {list(self.queues)}")
         return self
+
+    def vocabulary(self) -> dict[str, Any]:
+        """Every value an agent may choose from on this org (what observations offer)."""
+        overflow = {"overflow_queue": self.overflow_queue} if self.overflow_queue else {}
+        return {
+            "priorities": list(self.priorities),
+            "categories": list(self.categories),
+            "queues": list(self.queues),
+            "tags": list(self.tags),
+            "sentiments": list(self.sentiments),
+            "templates": dict(self.templates),
+            "resolution_codes": list(self.resolution_codes),
+            "escalation_targets": list(self.escalation_targets),
+            **overflow,
+        }
 
 
 class Settings(Frozen):

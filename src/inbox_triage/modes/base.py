@@ -96,19 +96,7 @@ class ModeView(ABC):
 
     def vocabulary(self, engine: Engine) -> dict[str, Any]:
         """Every value the agent may choose from in this mode."""
-        org = engine.org
-        overflow = {"overflow_queue": org.overflow_queue} if org.overflow_queue else {}
-        return {
-            "priorities": list(org.priorities),
-            "categories": list(org.categories),
-            "queues": list(org.queues),
-            "tags": list(org.tags),
-            "sentiments": list(org.sentiments),
-            "templates": dict(org.templates),
-            "resolution_codes": list(org.resolution_codes),
-            "escalation_targets": list(org.escalation_targets),
-            **overflow,
-        }
+        return engine.org.vocabulary()
 
 
 def ticket_id_of(engine: Engine, action: Mapping[str, Any], field: str) -> str:

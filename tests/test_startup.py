@@ -1,0 +1,46 @@
+"""Start-up (issue 31): OpenEnv's Gradio web interface loads only when someone uses it, and
+users of it lose nothing. Timings are benchmarks/bench_startup.py's, not assertions here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def _run(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_the_environment_imports_without_gradio() -> None:
+    out = _run("import sys, inbox_triage.env; print('gradio' in sys.modules)")
+    assert out == "False"
+
+
+def test_openenvs_web_interface_still_works_when_asked_for() -> None:
+    """Importing it by name, from the package or through `openenv.core`, gives the real one."""
+    out = _run(
+        "import sys, inbox_triage.env\n"
+        "from openenv.core.env_server import create_web_interface_app, WebInterfaceManager\n"
+        "import openenv.core as core\n"
+        "print(create_web_interface_app.__module__, WebInterfaceManager.__name__,"
+        " core.create_web_interface_app is create_web_interface_app, 'gradio' in sys.modules)"
+    )
+    assert out == "openenv.core.env_server.web_interface WebInterfaceManager True True"
+
+
+def test_an_unknown_name_is_still_an_attribute_error() -> None:
+    out = _run(
+        "import inbox_triage.env, openenv.core.env_server as s\n"
+        "try:\n    s.no_such_name\nexcept AttributeError as e:\n    print('AttributeError')"
+    )
+    assert out == "AttributeError"
+
+
+def test_openenv_imported_first_is_left_alone() -> None:
+    out = _run(
+        "import openenv.core.env_server as s, sys\n"
+        "import inbox_triage.env\n"
+        "print(s.create_web_interface_app is not None, 'gradio' in sys.modules)"
+    )
+    assert out == "True True"
