@@ -16,7 +16,6 @@ from inbox_triage.cli.common import (
     select_tasks,
 )
 from inbox_triage.domain import MODES
-from inbox_triage.evaluation import Rules, check_environment
 from inbox_triage.evaluation.calibration import (
     DEFAULT_SET,
     CalibrationError,
@@ -27,7 +26,6 @@ from inbox_triage.evaluation.calibration import (
 )
 from inbox_triage.evaluation.calibration import HEADER as CALIBRATION_HEADER
 from inbox_triage.evaluation.calibration import rows as calibration_rows
-from inbox_triage.evaluation.degenerate import check_degenerate
 from inbox_triage.evaluation.metrics import summarise_runs
 from inbox_triage.evaluation.report import (
     comparison_markdown,
@@ -183,6 +181,9 @@ def check_command(
         raise typer.Exit(_check_calibration(calibration_set))
     if leaks:
         raise typer.Exit(_check_leaks(size))
+    from inbox_triage.evaluation.checker import Rules, check_environment
+    from inbox_triage.evaluation.degenerate import check_degenerate
+
     rules = Rules(random_episodes=random_episodes, generated_seeds=seeds)
     chosen = select_tasks(tasks) if tasks else None
     results = check_environment(chosen, rules)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -34,12 +34,12 @@ from inbox_triage.evaluation.backends import (
     choose_backend,
 )
 from inbox_triage.evaluation.records import EpisodeRecord, read_records
-from inbox_triage.evaluation.runner import Summary, summaries_from_records, write_json
-from inbox_triage.evaluation.runs import RunConfig, RunMismatch, check_server, run
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.generator import PRESETS, SPLITS
 from inbox_triage.scenarios.sources import is_generated
-from inbox_triage.seal import SEALED_SPLIT
+
+if TYPE_CHECKING:
+    from inbox_triage.evaluation.runner import Summary
 
 
 def _llm_config(
@@ -220,6 +220,11 @@ def eval_command(
         task_ids = select_tasks([*(tasks or []), *(more_tasks or [])])
     except ScenarioError as exc:
         raise typer.BadParameter(str(exc), param_hint="--tasks") from None
+    # The runner imports the environment (and OpenEnv): only once a run is asked for.
+    from inbox_triage.evaluation.runner import summaries_from_records, write_json
+    from inbox_triage.evaluation.runs import RunConfig, RunMismatch, check_server, run
+    from inbox_triage.seal import SEALED_SPLIT
+
     agents = select_agents(agent)
     check_choice("--split", split, SPLITS)
     check_choice("--difficulty", difficulty, PRESETS)
