@@ -44,3 +44,16 @@ def test_openenv_imported_first_is_left_alone() -> None:
         "print(s.create_web_interface_app is not None, 'gradio' in sys.modules)"
     )
     assert out == "True True"
+
+
+def test_the_environment_imports_without_fastmcp_and_mcp_still_works() -> None:
+    """FastMCP loads when MCP is used: the package's MCPEnvironment is the real class, and
+    the module OpenEnv's HTTP server calls is the real one once used."""
+    out = _run(
+        "import sys, inbox_triage.env\n"
+        "before = 'fastmcp' in sys.modules\n"
+        "from openenv.core.env_server import MCPEnvironment\n"
+        "import openenv.core.env_server.mcp_environment as m\n"
+        "print(before, MCPEnvironment is m.MCPEnvironment, callable(m.get_server_tools))"
+    )
+    assert out == "False True True"

@@ -1,34 +1,44 @@
-"""Import OpenEnv without paying for its Gradio web interface until someone uses it.
+"""Import OpenEnv without paying for its Gradio web interface or FastMCP until they are used.
 
-openenv 0.10's ``openenv/core/env_server/__init__.py`` imports ``web_interface``, which imports
-``gradio`` at module level: about 2.5 s of a 3.5 s ``import inbox_triage.env``, paid by every
-CLI call, runner worker and trainer that never opens the web UI (issue 31). OpenEnv itself
-treats that import as optional (``except ModuleNotFoundError`` sets the two names to None).
+openenv 0.10's ``openenv/core/env_server/__init__.py`` imports ``web_interface`` (which imports
+``gradio``) and ``mcp_environment`` (which imports ``fastmcp``) at module level: about 3 s of a
+3.5 s ``import inbox_triage.env``, paid by every CLI call, runner worker and trainer that never
+opens the web UI or an MCP session (issue 31). OpenEnv itself treats both as optional
+(``except ModuleNotFoundError`` sets their names to None).
 
-So, while ``openenv.core.env_server`` is first being initialised, this finder answers
-"not found" for ``web_interface`` alone; on the next import anywhere it replaces the two None
-names with a module ``__getattr__`` that imports the real web interface on first use. Users of
-Gradio lose nothing: ``from openenv.core.env_server import create_web_interface_app`` and
-``create_app`` (which imports ``web_interface`` itself) work as before, a few seconds later.
+So, while ``openenv.core.env_server`` is first being initialised, this finder answers "not
+found" for ``web_interface``, and gives ``http_server`` a stand-in ``mcp_environment`` whose
+``get_server_tools`` imports the real module when first called. On the next import anywhere,
+the None names are replaced with a module ``__getattr__`` that imports the real module on first
+use. Users of Gradio or MCP lose nothing: ``from openenv.core.env_server import
+create_web_interface_app, MCPEnvironment`` and ``create_app`` work as before, a moment later.
 If OpenEnv was imported before inbox_triage, nothing changes.
 
-Upstream: the eager import is in openenv-core 0.10.0, ``src/openenv/core/env_server/__init__.py``
-(``from .web_interface import ...``); a lazy ``__getattr__`` there would make this unnecessary.
+Upstream: the eager imports are in openenv-core 0.10.0, ``src/openenv/core/env_server/
+__init__.py`` and ``http_server.py`` (``from .mcp_environment import get_server_tools``); lazy
+imports there would make this module unnecessary.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from collections.abc import Callable, Sequence
-from importlib.abc import MetaPathFinder
-from importlib.machinery import ModuleSpec
+from importlib.abc import Loader, MetaPathFinder
+from importlib.machinery import ModuleSpec, PathFinder
 from types import ModuleType
 from typing import Any
 
 _PACKAGE = "openenv.core.env_server"
 _HIDDEN = f"{_PACKAGE}.web_interface"
-_NAMES = ("create_web_interface_app", "WebInterfaceManager")
+_MCP = f"{_PACKAGE}.mcp_environment"
+# The package's names that would import a deferred module, and which module.
+_NAMES = {
+    "create_web_interface_app": _HIDDEN,
+    "WebInterfaceManager": _HIDDEN,
+    "MCPEnvironment": _MCP,
+}
 _EXPORTERS = (_PACKAGE, "openenv.core")  # openenv.core star-imports the package
 
 
@@ -41,7 +51,7 @@ def _initialising(name: str) -> bool:
 def _lazy_getattr(module_name: str, previous: Callable[[str], Any] | None) -> Callable[[str], Any]:
     def __getattr__(name: str) -> Any:
         if name in _NAMES:
-            value = getattr(importlib.import_module(_HIDDEN), name)
+            value = getattr(_real(_NAMES[name]), name)
             setattr(sys.modules[module_name], name, value)
             return value
         if previous is not None:
@@ -51,19 +61,71 @@ def _lazy_getattr(module_name: str, previous: Callable[[str], Any] | None) -> Ca
     return __getattr__
 
 
-class _DeferWebInterface(MetaPathFinder):
-    """Hides ``web_interface`` during OpenEnv's own initialisation only, then restores it."""
+def _real(name: str) -> ModuleType:
+    """The real module, imported now if only the stand-in was."""
+    module = sys.modules.get(name)
+    if isinstance(module, _StandIn) or module is None:
+        package = importlib.import_module(_PACKAGE)
+        spec = PathFinder.find_spec(name, package.__path__)
+        if spec is None or spec.loader is None:
+            raise ModuleNotFoundError(f"no module named {name!r}", name=name)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        setattr(package, name.rpartition(".")[2], module)
+    return module
+
+
+def _get_server_tools(mcp_server: Any) -> dict[str, Any]:
+    tools: dict[str, Any] = _real(_MCP).get_server_tools(mcp_server)
+    return tools
+
+
+class _StandIn(ModuleType):
+    """``mcp_environment`` until something needs it: ``get_server_tools`` (which
+    ``http_server`` imports) defers; ``MCPEnvironment`` is "not installed" while OpenEnv
+    initialises (so it takes the None it already allows for); anything else imports it."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # the import system asks for __path__ and the like
+            raise AttributeError(name)
+        if name == "get_server_tools":
+            return _get_server_tools
+        if name == "MCPEnvironment" and _initialising(_PACKAGE):
+            raise ModuleNotFoundError(f"deferred: {_MCP}", name=_MCP)
+        return getattr(_real(_MCP), name)
+
+
+class _StandInLoader(Loader):
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
+        return _StandIn(spec.name)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run: the stand-in answers from ``__getattr__``."""
+
+
+class _DeferOptional(MetaPathFinder):
+    """Defers ``web_interface`` and ``mcp_environment`` during OpenEnv's own initialisation
+    only, then restores what they export as names that import them when used."""
 
     def __init__(self) -> None:
-        self.hid = False
+        self.hid = False  # web_interface was answered "not found" once
+        self.deferred = False  # something was deferred: restore once OpenEnv is imported
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         if fullname == _HIDDEN and not self.hid and _initialising(_PACKAGE):
-            self.hid = True
+            self.hid = self.deferred = True
             raise ModuleNotFoundError(f"deferred: {fullname}", name=fullname)
-        if self.hid and not any(_initialising(m) for m in (*_EXPORTERS, "openenv")):
+        if fullname == _MCP and _initialising(_PACKAGE):
+            self.deferred = True
+            return ModuleSpec(fullname, _StandInLoader())
+        if self.deferred and not any(_initialising(m) for m in (*_EXPORTERS, "openenv")):
             self.restore()
         return None
 
@@ -84,7 +146,7 @@ class _DeferWebInterface(MetaPathFinder):
 
 
 def install() -> None:
-    """Defer OpenEnv's web interface, unless OpenEnv is already imported."""
-    if _PACKAGE in sys.modules or any(isinstance(f, _DeferWebInterface) for f in sys.meta_path):
+    """Defer OpenEnv's web interface and MCP, unless OpenEnv is already imported."""
+    if _PACKAGE in sys.modules or any(isinstance(f, _DeferOptional) for f in sys.meta_path):
         return
-    sys.meta_path.insert(0, _DeferWebInterface())
+    sys.meta_path.insert(0, _DeferOptional())
