@@ -8,7 +8,6 @@ import sys
 import typer
 from rich.console import Console
 
-from inbox_triage.agents import AGENTS, is_agent_name
 from inbox_triage.domain import MODES
 from inbox_triage.scenarios import fixed_task_ids, load_task
 from inbox_triage.scenarios.sources import (
@@ -77,6 +76,8 @@ def check_choice(option: str, value: str, allowed: object) -> None:
 
 def select_agents(names: list[str] | None) -> list[str]:
     """The agents asked for; by default the built-in ones that need no model server."""
+    from inbox_triage.agents import AGENTS, is_agent_name
+
     chosen = split_values(names) or [name for name in AGENTS if name != "llm"]
     for name in chosen:
         if not is_agent_name(name):

@@ -18,8 +18,6 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from inbox_triage.agents import LLMConfig
-from inbox_triage.agents.llm import PROTOCOLS, check_endpoint
 from inbox_triage.cli.common import (
     app,
     check_choice,
@@ -39,6 +37,7 @@ from inbox_triage.scenarios.generator import PRESETS, SPLITS
 from inbox_triage.scenarios.sources import is_generated
 
 if TYPE_CHECKING:
+    from inbox_triage.agents import LLMConfig
     from inbox_triage.evaluation.runner import Summary
 
 
@@ -54,6 +53,8 @@ def _llm_config(
     """The LLM agent's settings from the environment and the flags (flags win)."""
     if "llm" not in agents:
         return None
+    from inbox_triage.agents import LLMConfig
+
     try:
         return LLMConfig.from_env(
             model=model,
@@ -221,6 +222,7 @@ def eval_command(
     except ScenarioError as exc:
         raise typer.BadParameter(str(exc), param_hint="--tasks") from None
     # The runner imports the environment (and OpenEnv): only once a run is asked for.
+    from inbox_triage.agents.llm import PROTOCOLS, check_endpoint
     from inbox_triage.evaluation.runner import summaries_from_records, write_json
     from inbox_triage.evaluation.runs import RunConfig, RunMismatch, check_server, run
     from inbox_triage.seal import SEALED_SPLIT

@@ -14,9 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from inbox_triage.agents import Agent, LLMAgent, LLMConfig, make_agent
-
 if TYPE_CHECKING:
+    from inbox_triage.agents import Agent, LLMConfig
     from inbox_triage.evaluation.plan import EpisodeSpec
     from inbox_triage.evaluation.records import EpisodeRecord
 
@@ -37,6 +36,8 @@ class AgentMaker:
     llm: LLMConfig | None = None
 
     def __call__(self, name: str) -> Agent:
+        from inbox_triage.agents import LLMAgent, make_agent  # where episodes run
+
         if name == "llm" and self.llm is not None:
             return LLMAgent(self.llm)
         return make_agent(name)
