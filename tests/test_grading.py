@@ -17,12 +17,15 @@ POLICY = SCENARIO.policy
 TERMS = stuffing_terms_for(SCENARIO)
 # A reply about this email: it tells back what happened (someone signed in from another country
 # and changed the email address) before saying what is being done.
-GOOD = compose_reply("Maria", [
-    "I'm sorry someone signed in to your account from another country and changed your "
-    "email address overnight",
-    "We have locked your account so nobody else can use it",
-    "Our security team is investigating the sign-in from abroad",
-])
+GOOD = compose_reply(
+    "Maria",
+    [
+        "I'm sorry someone signed in to your account from another country and changed your "
+        "email address overnight",
+        "We have locked your account so nobody else can use it",
+        "Our security team is investigating the sign-in from abroad",
+    ],
+)
 
 
 def score(text: str | None, ticket=HACKED) -> float:
@@ -94,8 +97,14 @@ def test_quoting_internal_notes_scores_zero():
     note = ticket.internal_notes[0]
     env = InboxTriageEnv()
     env.reset(task="inbox/medium_billing_bug_mix")
-    env.step({"action_type": "respond_ticket", "ticket_id": "T-210",
-              "response_template": "billing_review", "response_text": "FYI: " + note})
+    env.step(
+        {
+            "action_type": "respond_ticket",
+            "ticket_id": "T-210",
+            "response_template": "billing_review",
+            "response_text": "FYI: " + note,
+        }
+    )
     component = {c.name: c for c in env.grade().components}["response"]
     assert component.score == 0.0
     assert "breaks policy" in component.explanation
@@ -114,8 +123,14 @@ def test_untouched_inbox_scores_zero_and_finishing_at_once_scores_zero():
 def test_every_component_carries_an_explanation_without_the_answer():
     env = InboxTriageEnv()
     env.reset(task="triage/easy")
-    env.step({"email_id": "e002", "priority": "low", "category": "general_inquiry",
-              "route_to": "archive"})
+    env.step(
+        {
+            "email_id": "e002",
+            "priority": "low",
+            "category": "general_inquiry",
+            "route_to": "archive",
+        }
+    )
     grade = env.grade().as_dict()
     assert abs(sum(c["weight"] for c in grade["components"].values()) - 1.0) < 1e-9
     for name, component in grade["components"].items():
@@ -125,20 +140,28 @@ def test_every_component_carries_an_explanation_without_the_answer():
 
 
 def test_ids_in_a_ticket_count_as_its_own_facts_not_as_stuffing():
-    reply = compose_reply("Tom", ["Our billing team is checking INV-2024-0042 and the late fee",
-                                  "They will confirm the outcome by email"])
+    reply = compose_reply(
+        "Tom",
+        [
+            "Our billing team is checking INV-2024-0042 and the late fee",
+            "They will confirm the outcome by email",
+        ],
+    )
     assert score(reply, INVOICE) == pytest.approx(1.0)
 
 
 def test_a_formal_greeting_by_surname_addresses_the_customer():
     reply = compose_reply("", ["Our billing team is checking INV-2024-0042"]).replace(
-        "Hello,", "Dear Mr Becker,")
+        "Hello,", "Dear Mr Becker,"
+    )
     assert score(reply, INVOICE) == pytest.approx(1.0)
 
 
 def test_fishing_with_synonyms_scores_zero_in_summaries_and_replies():
-    assert grade_summary("Hacked, compromised, takeover, unauthorized; lock it", HACKED,
-                         TERMS).score == 0.0
+    assert (
+        grade_summary("Hacked, compromised, takeover, unauthorized; lock it", HACKED, TERMS).score
+        == 0.0
+    )
     fishing = GOOD + " Your account is locked, frozen, secured and suspended."
     assert score(fishing) == 0.0
 
@@ -149,41 +172,53 @@ def test_a_summary_naming_other_emails_points_scores_zero():
     assert grade_summary("Account hacked; customer wants it locked.", HACKED, TERMS).score == 1.0
 
 
-@pytest.mark.parametrize("sentence", [
-    "Please reply with your current password so we can check, don't worry.",
-    "Send your password, not your username.",
-    "Send us the one-time code from the text message, it is not stored.",
-    "Could you share your login credentials with us?",
-    "What is the PIN on your account?",
-    "Your password, please.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Please reply with your current password so we can check, don't worry.",
+        "Send your password, not your username.",
+        "Send us the one-time code from the text message, it is not stored.",
+        "Could you share your login credentials with us?",
+        "What is the PIN on your account?",
+        "Your password, please.",
+    ],
+)
 def test_requests_for_secrets_are_caught_even_beside_a_negation(sentence):
     assert score(GOOD + " " + sentence) == 0.0
 
 
-@pytest.mark.parametrize("sentence", [
-    "We will refund you in full, don't worry.",
-    "We'll issue a full refund today.",
-    "The bug will be fixed in 2 hours.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We will refund you in full, don't worry.",
+        "We'll issue a full refund today.",
+        "The bug will be fixed in 2 hours.",
+    ],
+)
 def test_promises_are_caught_even_beside_a_negation(sentence):
     assert score(GOOD + " " + sentence, INVOICE) == 0.0
 
 
-@pytest.mark.parametrize("sentence", [
-    "Please never share your password or one-time codes with anyone.",
-    "Do not send us your full card number.",
-    "We cannot guarantee a date for the investigation yet.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Please never share your password or one-time codes with anyone.",
+        "Do not send us your full card number.",
+        "We cannot guarantee a date for the investigation yet.",
+    ],
+)
 def test_warnings_and_honest_limits_are_fine(sentence):
     assert score(GOOD + " " + sentence) == 1.0
 
 
 def test_declining_to_promise_a_refund_is_fine():
-    reply = compose_reply("Tom", [
-        "Our billing team is checking INV-2024-0042 and the late fee",
-        "We won't promise a refund before they have reviewed it",
-    ])
+    reply = compose_reply(
+        "Tom",
+        [
+            "Our billing team is checking INV-2024-0042 and the late fee",
+            "We won't promise a refund before they have reviewed it",
+        ],
+    )
     assert score(reply, INVOICE) == pytest.approx(1.0)
 
 
@@ -196,10 +231,36 @@ def test_lightly_edited_copies_of_the_email_score_zero():
 
 def test_an_information_request_that_asks_for_everything_earns_nothing():
     from inbox_triage.grading import grade_info_request
+
     scenario = load_task("ticket/medium_double_charge")
     ticket, policy = scenario.tickets[0], scenario.policy
     focused = "Could you send the receipt and the date of the charge?"
-    net = ("Please send a screenshot, the receipt, the transaction id, a photo, your browser, "
-           "the tracking number and the date.")
+    net = (
+        "Please send a screenshot, the receipt, the transaction id, a photo, your browser, "
+        "the tracking number and the date."
+    )
     assert grade_info_request(focused, ticket, policy).score == 1.0
     assert grade_info_request(net, ticket, policy).score == 0.0
+
+
+def test_stemming_is_safe_from_many_threads_at_once():
+    """The server and the threads backend grade in several threads: every thread gets the
+    stems one thread alone gets (a shared Snowball stemmer mixed words up mid-stem)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from inbox_triage.grading import lexicon
+
+    words = [
+        f"{w}{suffix}"
+        for w in ("charg", "refund", "engin", "deliver", "invoic")
+        for suffix in ("ing", "ed", "ations", "ingly", "ers", "ement")
+    ]
+    words = [f"{w}{i}s" for i in range(400) for w in words[:5]] + words
+    expected = {}
+    for w in words:
+        lexicon.stem.cache_clear()
+        expected[w] = lexicon.stem(w)
+    lexicon.stem.cache_clear()
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lexicon.stem.__wrapped__, words * 4))
+    assert got == [expected[w] for w in words * 4]

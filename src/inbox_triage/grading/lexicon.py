@@ -8,6 +8,7 @@ normalised and a stemmed form of the text, and a short window for multi-word phr
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +18,9 @@ import snowballstemmer
 from inbox_triage.domain.text import FUNCTION_WORDS, normalise
 from inbox_triage.grading.polarity import CUES, negation_flags
 
-_STEMMER = snowballstemmer.stemmer("english")
+# A Snowball stemmer keeps the word it works on in itself: one per thread (the server and the
+# threads backend grade in several at once; a shared one raised IndexError mid-word).
+_LOCAL = threading.local()
 # A multi-word phrasing may be spread over this many more words than it has ("charged me
 # twice" for "charged twice"), in any order.
 WINDOW_SLACK = 4
@@ -26,7 +29,10 @@ WINDOW_SLACK = 4
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The Snowball stem of one lower-case word, with a leading/trailing quote dropped."""
-    return _STEMMER.stemWord(word.strip("'"))
+    stemmer = getattr(_LOCAL, "stemmer", None)
+    if stemmer is None:
+        stemmer = _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word.strip("'")))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
