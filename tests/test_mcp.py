@@ -392,3 +392,77 @@ def test_lean_and_full_episodes_read_the_same_over_mcp(client):
             texts[style].append(answer["result"]["content"][0]["text"])
     assert texts["lean"] == texts["full"]
     assert any("The customer answered" in t for t in texts["lean"])
+
+
+async def read_briefing_with_fastmcp(url: str) -> dict[str, Any]:
+    """FastMCP's client, unmodified: the briefing before the first call, as a resource and as
+    a prompt, for an episode named in the URL."""
+    from fastmcp import Client
+
+    async with Client(f"{url}/mcp?task=triage/generated&split=test&seed=4") as mcp:
+        resources = [str(r.uri) for r in await mcp.list_resources()]
+        episode = await mcp.read_resource("inbox-triage://episode")
+        policy = await mcp.read_resource("inbox-triage://policy")
+        prompts = [p.name for p in await mcp.list_prompts()]
+        prompt = await mcp.get_prompt("work_the_inbox")
+        instructions = mcp.initialize_result.instructions
+        return {
+            "resources": resources,
+            "episode": episode[0].text,
+            "policy": policy[0].text,
+            "prompts": prompts,
+            "prompt": prompt.messages[0].content.text,
+            "instructions": instructions,
+        }
+
+
+async def read_briefing_with_the_mcp_sdk(url: str) -> dict[str, Any]:
+    """The official `mcp` SDK, unmodified, over streamable HTTP."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamablehttp_client
+
+    async with (
+        streamablehttp_client(f"{url}/mcp?task=ticket/generated&split=test&seed=2") as (r, w, _),
+        ClientSession(r, w) as session,
+    ):
+        init = await session.initialize()
+        episode = await session.read_resource("inbox-triage://episode")
+        prompt = await session.get_prompt("work_the_inbox")
+        return {
+            "capabilities": init.capabilities,
+            "episode": episode.contents[0].text,
+            "prompt": prompt.messages[0].content.text,
+        }
+
+
+def test_a_plain_mcp_client_reads_the_policy_and_the_mail_before_its_first_call():
+    """Issue 31: an agent that names its episode in the URL starts with what HTTP's /reset
+    shows (objective, policy, choices, the mail), through standard MCP only."""
+    env = InboxTriageEnv()
+    first = env.reset(task="triage/generated", split="test", seed=4).model_dump()
+    with in_process_server() as url:
+        fast = asyncio.run(read_briefing_with_fastmcp(url))
+        sdk = asyncio.run(read_briefing_with_the_mcp_sdk(url))
+    assert fast["resources"] == ["inbox-triage://episode", "inbox-triage://policy"]
+    assert fast["policy"] == first["policy"]
+    assert first["policy"] in fast["episode"] and first["objective"] in fast["episode"]
+    assert first["current_email"]["subject"] in fast["episode"]
+    assert fast["prompt"] == fast["episode"]
+    assert "inbox-triage://episode" in fast["instructions"]
+    assert sdk["capabilities"].resources is not None and sdk["capabilities"].prompts is not None
+    assert "Policy" in sdk["episode"] and len(sdk["episode"]) > 4000
+    assert sdk["prompt"] == sdk["episode"]
+
+
+def test_the_briefing_before_an_episode_or_of_an_unknown_resource_is_a_clear_error(client):
+    session = open_session(client)
+    early = call(client, session, "resources/read", uri="inbox-triage://episode")
+    assert early["error"]["data"]["field"] == "episode"
+    unknown = call(client, session, "resources/read", uri="file:///etc/passwd")
+    assert unknown["error"]["data"] == {
+        "field": "uri",
+        "allowed": ["inbox-triage://episode", "inbox-triage://policy"],
+    }
+    assert "passwd" not in json.dumps(unknown)
+    prompt = call(client, session, "prompts/get", name="nope")
+    assert prompt["error"]["data"]["allowed"] == ["work_the_inbox"]

@@ -1,15 +1,18 @@
 """``/mcp``: the episode's actions as MCP tools, over HTTP and over WebSocket.
 
-JSON-RPC 2.0 as MCP speaks it: ``initialize``, ``ping``, ``tools/list`` and ``tools/call``;
-OpenEnv's ``openenv/session/create`` and ``openenv/session/close``; and ``reset``, which starts
-an episode in the session (the fields of ``POST /reset``). Over HTTP a session is one of the
-server's HTTP sessions, named by ``params.session_id``, the ``Mcp-Session-Id`` header
-(``initialize`` opens one and answers it there, as MCP's streamable HTTP transport expects) or
-``X-Session-Id``, so ``/reset``, ``/grader`` and ``/ws?session_id=`` (what OpenEnv's
-``MCPToolClient`` connects to) see the same episode. A plain MCP client, which knows nothing of
-``reset``, names its episode in the URL: ``/mcp?task=ticket/generated&seed=3`` starts it in the
-session ``initialize`` opens. Over a WebSocket (``/mcp``, or a ``{"type": "mcp"}`` frame on
-``/ws``) the session is the socket's own.
+JSON-RPC 2.0 as MCP speaks it: ``initialize``, ``ping``, ``tools/list`` and ``tools/call``,
+``resources/list`` and ``resources/read`` (the episode's briefing: objective, policy, choices
+and the mail as it stands, and the policy alone), ``prompts/list`` and ``prompts/get`` (the same
+briefing as the user turn that starts the work: what a plain client that names its episode in
+the URL reads before its first call); OpenEnv's ``openenv/session/create`` and
+``openenv/session/close``; and ``reset``, which starts an episode in the session (the fields of
+``POST /reset``). Over HTTP a session is one of the server's HTTP sessions, named by
+``params.session_id``, the ``Mcp-Session-Id`` header (``initialize`` opens one and answers it
+there, as MCP's streamable HTTP transport expects) or ``X-Session-Id``, so ``/reset``,
+``/grader`` and ``/ws?session_id=`` (what OpenEnv's ``MCPToolClient`` connects to) see the same
+episode. A plain MCP client, which knows nothing of ``reset``, names its episode in the URL:
+``/mcp?task=ticket/generated&seed=3`` starts it in the session ``initialize`` opens. Over a
+WebSocket (``/mcp``, or a ``{"type": "mcp"}`` frame on ``/ws``) the session is the socket's own.
 
 The tools are the mode's actions with the episode's vocabulary as enums
 (``inbox_triage.action_tools``); before a reset, ``tools/list`` shows those of
@@ -54,9 +57,39 @@ NO_SESSION = "is missing: open a session with openenv/session/create or initiali
 SOCKET_SESSION = "is the socket's: it closes when the socket does"
 UNKNOWN_SESSION = "is not an open session: open one with openenv/session/create or initialize"
 INSTRUCTIONS = (
-    "A support inbox. Start an episode with `reset` (task, split, difficulty, seed), list the "
-    "tools of its mode with tools/list, and call one tool per step until the answer says done."
+    "A company's shared support inbox. Read the resource inbox-triage://episode (or get the "
+    "prompt work_the_inbox) first: it holds the objective, the written policy you must follow, "
+    "the values you may choose and the mail. Then call the tools, one per step, until an answer "
+    "says done. Name the episode in the URL (/mcp?task=triage/generated&seed=3) or start one "
+    "with the JSON-RPC method reset (task, split, difficulty, seed)."
 )
+EPISODE_URI = "inbox-triage://episode"
+POLICY_URI = "inbox-triage://policy"
+PROMPT = "work_the_inbox"
+RESOURCES = [
+    {
+        "uri": EPISODE_URI,
+        "name": "episode",
+        "title": "The episode: objective, policy, choices and the mail",
+        "description": "Everything an agent reads before its first tool call, as it stands now.",
+        "mimeType": "text/markdown",
+    },
+    {
+        "uri": POLICY_URI,
+        "name": "policy",
+        "title": "The support policy",
+        "description": "The written policy the episode is graded by, with its rule codes.",
+        "mimeType": "text/markdown",
+    },
+]
+PROMPTS = [
+    {
+        "name": PROMPT,
+        "title": "Work the inbox",
+        "description": "The episode's briefing as the user turn that starts the work.",
+        "arguments": [],
+    }
+]
 
 
 class RpcError(Exception):
@@ -131,7 +164,11 @@ def initialize(params: dict[str, Any], session_id: str | None) -> dict[str, Any]
     asked = params.get("protocolVersion")
     result: dict[str, Any] = {
         "protocolVersion": asked if asked in PROTOCOLS else PROTOCOLS[-1],
-        "capabilities": {"tools": {"listChanged": False}},
+        "capabilities": {
+            "tools": {"listChanged": False},
+            "resources": {"listChanged": False, "subscribe": False},
+            "prompts": {"listChanged": False},
+        },
         "serverInfo": {"name": "inbox-triage", "version": __version__},
         "instructions": INSTRUCTIONS,
     }
@@ -149,6 +186,52 @@ def list_tools(env: InboxTriageEnv | None, params: dict[str, Any]) -> dict[str, 
     if mode not in MODES:
         raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, "is not a mode", "mode", list(MODES))
     return {"tools": mcp_tools(mode)}
+
+
+def briefing(env: InboxTriageEnv) -> str:
+    """What an agent reads before acting: the objective, the policy, the values it may choose
+    and the mail as it stands (HTTP's first observation, as text)."""
+    view = env.full_view().model_dump()
+    mode = view["mode"]
+    choices = "\n".join(
+        f"- {key}: {', '.join(map(str, values))}"
+        for key, values in (view.get("vocabulary") or {}).items()
+        if values and isinstance(values, list | dict)
+    )
+    return (
+        f"# {view['title']}\n\n{view['objective']}\n\n"
+        f"## The values you may choose\n\n{choices}\n\n"
+        f"## The inbox now\n\n{render(mode, view, 0)}\n\n"
+        f"## Policy\n\n{view['policy']}"
+    )
+
+
+def _started(env: InboxTriageEnv | None) -> InboxTriageEnv:
+    if env is None:
+        raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, NO_SESSION, "session_id")
+    if env.scenario is None:
+        raise RpcError(JsonRpcErrorCode.INVALID_REQUEST, NO_EPISODE, "episode")
+    return env
+
+
+def read_resource(env: InboxTriageEnv | None, params: dict[str, Any]) -> dict[str, Any]:
+    uri = params.get("uri")
+    known = [r["uri"] for r in RESOURCES]
+    if uri not in known:
+        raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, "is not a resource", "uri", known)
+    env = _started(env)
+    text = briefing(env) if uri == EPISODE_URI else env.full_view().policy or ""
+    return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
+
+
+def get_prompt(env: InboxTriageEnv | None, params: dict[str, Any]) -> dict[str, Any]:
+    if params.get("name") != PROMPT:
+        raise RpcError(JsonRpcErrorCode.INVALID_PARAMS, "is not a prompt", "name", [PROMPT])
+    text = briefing(_started(env))
+    return {
+        "description": PROMPTS[0]["description"],
+        "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+    }
 
 
 def reset(env: InboxTriageEnv, params: dict[str, Any]) -> dict[str, Any]:
@@ -263,6 +346,16 @@ def episode_method(request: Request, env: InboxTriageEnv | None) -> Any:
         return {}
     if method == "tools/list":
         return list_tools(env, params)
+    if method == "resources/list":
+        return {"resources": RESOURCES}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": []}
+    if method == "prompts/list":
+        return {"prompts": PROMPTS}
+    if method == "resources/read":
+        return read_resource(env, params)
+    if method == "prompts/get":
+        return get_prompt(env, params)
     if method not in ("tools/call", "reset"):
         raise RpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, "is not a method", "method", METHODS)
     if env is None:
@@ -276,6 +369,10 @@ METHODS = [
     "reset",
     "tools/list",
     "tools/call",
+    "resources/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
     "openenv/session/create",
     "openenv/session/close",
 ]

@@ -41,6 +41,8 @@ from inbox_triage.server.ws import SocketSessions, mcp_bad_json, serve_socket, s
 MCP_WORDS = frozenset(
     {"jsonrpc", "id", "method", "params", "name", "arguments", "session_id", "reset", "mode"}
     | {"initialize", "tools/list", "tools/call", "ping", "URL", "task", "episode", "socket"}
+    | {"uri", "resources/list", "resources/read", "prompts/list", "prompts/get", "policy"}
+    | {"inbox-triage://episode", "inbox-triage://policy", "work_the_inbox"}
 )
 
 
