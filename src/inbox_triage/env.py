@@ -26,6 +26,7 @@ from inbox_triage.observations import (
     built_observation,
     describe_error,
 )
+from inbox_triage.rubrics import GradeRubric
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.pack_library import PackLibrary
 from inbox_triage.scenarios.sources import DEFAULT_TASK, generated_task_ids, make_scenario
@@ -315,6 +316,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         self._engine = Engine(scenario)
         self._mode = MODE_VIEWS[scenario.mode]
         self._grader = Grader(self._engine, self._mode.weights)
+        self.rubric = GradeRubric(self, list(self._mode.weights))
         self._views: ViewCache = {}
         self._episode_id = episode_id or str(uuid.uuid4())
         self._seed = seed
