@@ -49,3 +49,10 @@ class InboxTriageClient(EnvClient[TriageAction, TriageObservation, TriageState])
 
     def _parse_state(self, payload: dict[str, Any]) -> TriageState:
         return TriageState.model_validate(payload)
+
+
+# The name OpenEnv's AutoEnv looks for: ``<Name>Env`` in ``<module>.client`` (it infers
+# "InboxTriageEnv" from the manifest's name), so ``AutoEnv.from_env("inbox_triage",
+# base_url=...)`` returns this client. In-process, ``inbox_triage.InboxTriageEnv`` is the
+# environment itself; this module's name is the client's.
+InboxTriageEnv = InboxTriageClient

@@ -20,6 +20,7 @@ from inbox_triage.evaluation.records import (
 from inbox_triage.grading import GRADER_VERSION
 from inbox_triage.models import OBSERVATION_VERSION
 from inbox_triage.scenarios.generator.data import LATEST
+from inbox_triage.version import __version__
 
 
 def start_meta(config: RunConfig, out: Path, resume: bool, command: list[str] | None) -> RunMeta:
@@ -85,8 +86,9 @@ def versions() -> dict[str, str]:
         "grader": str(GRADER_VERSION),
         "generator": str(LATEST),
         "observation": str(OBSERVATION_VERSION),
+        "inbox-triage": __version__,  # the project's own (distribution openenv-inbox-triage)
     }
-    for package in ("inbox-triage", "openenv", "openai", "pydantic"):
+    for package in ("openenv", "openai", "pydantic"):
         try:
             out[package] = importlib.metadata.version(package)
         except importlib.metadata.PackageNotFoundError:

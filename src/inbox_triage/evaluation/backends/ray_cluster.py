@@ -29,7 +29,7 @@ def ray_module() -> Any:
         import ray
     except ImportError:
         raise RuntimeError(
-            'the ray backend needs Ray: pip install -e ".[ray]" (or inbox-triage[ray])'
+            'the ray backend needs Ray: pip install -e ".[ray]" (or openenv-inbox-triage[ray])'
         ) from None
     return ray
 
