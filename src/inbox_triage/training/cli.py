@@ -133,7 +133,12 @@ def _method(method: str) -> Callable[..., None]:
             ) from None
         run = trainers.run_sft if method == "sft" else trainers.run_grpo
         final = run(settings, say=console.print, resume=resume)
-        console.print(f"evaluate it: inbox-triage eval --agent hf:{final} --tasks triage/generated")
+        # The mode it was trained on (the decision path is triage), on the split it never saw.
+        mode = settings.mode.removesuffix("-decision")
+        console.print(
+            f"evaluate it: inbox-triage eval --agent hf:{final} "
+            f"--tasks {mode}/generated --split test"
+        )
 
     command.__doc__ = (
         "Supervised warm-up on the oracle's demonstrations (decisions or tool calls)."
