@@ -339,9 +339,7 @@ def test_the_end_of_an_episode_is_announced_in_view_with_the_form_closed(page, u
     assert final["done"] and f"{final['score']:.3f}" in over.inner_text()
 
 
-def test_the_api_page_opens_beside_the_console_and_asks_nothing_of_another_host(
-    page, browser, url
-):
+def test_the_api_page_opens_beside_the_console_and_asks_nothing_of_another_host(page, browser, url):
     with page.context.expect_page() as opened:
         page.click("a[href='/docs']")
     beside = opened.value
@@ -806,3 +804,36 @@ def test_a_sealed_server_offers_no_seed_and_withholds_the_grade_until_the_end(br
         assert "withheld until it ends" in page.inner_text("#grade-note")
         assert page.console_errors == []
         page.close()
+
+
+# ---- issue 31, item 6: a console that never loses work ----
+
+
+def server_steps(url: str, session: str) -> int:
+    return httpx.get(f"{url}/state", headers={"X-Session-Id": session}).json()["step_count"]
+
+
+def test_a_double_click_takes_one_step_and_ctrl_enter_sends_the_form(page, url):
+    start_episode(page, "inbox/medium_billing_bug_mix")
+    page.select_option("#action-type", "classify_ticket")
+    page.select_option("#field-ticket_id", "T-210")
+    page.select_option("#field-priority", "high")
+    before = answers_seen(page)
+    page.dblclick("#act-button")
+    wait_answer(page, before)
+    page.wait_for_load_state("networkidle")  # a second step, had one been sent, is answered
+    assert server_steps(url, session_id(page)) == 1 and steps_taken(page) == 1
+    assert page.locator("#transcript-table tbody tr").count() == 1
+    assert page.is_enabled("#act-button")  # unlocked once the answer is in
+    assert "Ctrl+Enter" in page.get_attribute("#act-button", "title")
+    page.select_option("#field-ticket_id", "T-211")
+    page.select_option("#field-priority", "medium")
+    before = answers_seen(page)
+    page.focus("#field-priority")
+    page.keyboard.press("Control+Enter")
+    wait_answer(page, before)
+    assert server_steps(url, session_id(page)) == 2
+    rows = page.eval_on_selector_all(
+        "#transcript-table tbody tr", "rs => rs.map(r => r.cells[0].textContent)"
+    )
+    assert rows == ["1", "2"]

@@ -61,8 +61,22 @@ export async function resumeEpisode() {
   if (answer.body.done) endEpisode(false);
 }
 
+// One step at a time: the button is locked from the press until the answer is shown, so a
+// double click (or Enter held down) sends the action once.
 export async function takeAction(event) {
   event.preventDefault();
+  if (state.stepping) return;
+  state.stepping = true;
+  $("#act-button").disabled = true;
+  try {
+    await step();
+  } finally {
+    state.stepping = false;
+    $("#act-button").disabled = Boolean(state.obs.done || state.closed);
+  }
+}
+
+async function step() {
   $("#replace-confirm").hidden = true; // playing on answers "keep playing"
   const action = actionFromForm();
   const long = tooLong(action);

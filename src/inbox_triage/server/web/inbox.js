@@ -136,7 +136,7 @@ export function renderEpisode() {
   renderReading($("#reading-pane"), items[state.selected]);
   renderEvents($("#events"), obs.recent_events);
   const ended = obs.done || state.closed;
-  $("#act-button").disabled = ended;
+  $("#act-button").disabled = ended || state.stepping; // locked while a step is in flight
   $("#action-type").disabled = ended;
   if (!$("#action-type").options.length || $("#action-type").dataset.task !== obs.task_id) buildActionTypes();
   else refreshIdOptions();

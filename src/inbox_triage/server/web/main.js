@@ -105,6 +105,11 @@ async function main() {
   $("#setup-difficulty").addEventListener("change", onTaskChange);
   $("#action-form").addEventListener("submit", busy(takeAction));
   $("#action-type").addEventListener("change", () => { buildActionFields(); saveDraft(); });
+  $("#action-form").addEventListener("keydown", (e) => { // Ctrl+Enter (⌘+Enter) sends the action
+    if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey)) return;
+    e.preventDefault();
+    if (!$("#act-button").disabled) $("#action-form").requestSubmit();
+  });
   $("#action-form").addEventListener("input", saveDraft);
   $("#action-form").addEventListener("change", saveDraft);
   $("#filter-form").addEventListener("submit", busy(loadRuns));

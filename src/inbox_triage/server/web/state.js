@@ -21,6 +21,7 @@ export const state = {
   closed: false, // the session went (idle timeout, restart): the episode is read-only
   lastUsed: 0, // when this tab last asked its session anything (ms)
   replacing: false, // the player said yes to replacing an episode in progress
+  stepping: false, // a step is in flight: the action button is locked until it is answered
 };
 
 // The page's state, for the tests and a curious user's devtools.
