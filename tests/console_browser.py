@@ -46,8 +46,12 @@ def chromium() -> Iterator[Any]:
 
 
 def open_console(browser: Any, url: str, where: str = "#/play") -> Any:
-    """A new tab on the console, once its script has loaded and its session is open."""
-    page = browser.new_page(viewport=SCREEN)
+    """A new tab on the console, once its script has loaded and its session is open. Given a
+    browser context instead of a browser, the tab shares that context's storage."""
+    if hasattr(browser, "new_context"):
+        page = browser.new_page(viewport=SCREEN)
+    else:  # a context: its viewport was set when it was made
+        page = browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.console_errors = errors

@@ -318,12 +318,22 @@ def test_a_reload_mid_episode_comes_back_to_the_same_session_steps_and_draft(pag
     assert page.input_value("#field-response_text").startswith("Half-written: we are")
     assert page.is_enabled("#act-button")
     assert grader(url, session)["done"] is False  # the reload did not end or replace it
-    # Where it cannot come back (the session is gone), the page says so.
+    before = grader(url, session)
+    # Where it cannot come back (the session is gone), the page says why and replays the
+    # episode's setup and actions into a new session: the same state, the draft still there.
     assert httpx.delete(f"{url}/sessions/{session}").status_code == 200
     page.reload()
     page.wait_for_selector("body[data-ready='yes']")
     page.wait_for_selector("#notice:not([hidden])")
-    assert "gone" in page.inner_text("#notice") and session_id(page) == "none yet"
+    said = page.inner_text("#notice")
+    assert said.startswith("Episode recovered.") and "no longer has this tab's session" in said
+    assert "idle" not in said and "closed or left" not in said  # neither is what happened
+    again = session_id(page)
+    assert again not in (session, "none yet") and steps_taken(page) == 2
+    after = grader(url, again)
+    assert after["score"] == before["score"] and after["components"] == before["components"]
+    assert page.locator("#transcript-table tbody tr").count() == 2
+    assert page.input_value("#field-response_text").startswith("Half-written: we are")
 
 
 def test_the_end_of_an_episode_is_announced_in_view_with_the_form_closed(page, url):
@@ -560,20 +570,44 @@ def test_starting_another_episode_mid_episode_asks_first(page, url):
     assert page.evaluate("state.obs.task_id + state.obs.title") != first
 
 
-def test_a_session_closed_by_the_idle_timeout_is_said_in_the_status_bar_and_form(browser, runs):
-    with running_server("--idle-timeout", "2") as short:
+def test_typing_keeps_the_session_and_an_idle_one_is_said_truthfully_and_recovered(browser):
+    with running_server("--idle-timeout", "3") as short:
         tab = open_console(browser, short)
         try:
             start_episode(tab, "ticket/generated")
-            assert "closes after 2 s without a step" in tab.inner_text("#status-bar")
+            status = tab.locator("#status-bar")
+            assert "closes after 3 s with nothing done, typed or read" in status.inner_text()
+            act(tab, "set_priority", value="high")
+            session = session_id(tab)
+            # Writing a reply is using the session: typing for longer than the idle timeout
+            # keeps it open (the page tells the server while the player is active).
+            tab.select_option("#action-type", "draft_reply")
+            tab.focus("#field-value")
+            for _ in range(25):
+                tab.keyboard.type("w ")
+                tab.wait_for_timeout(200)
+            alive = httpx.get(f"{short}/state", headers={"X-Session-Id": session})
+            assert alive.status_code == 200 and "closed" not in status.inner_text()
+            # Left alone, it is warned of, then closed: said with why, the episode offered back.
+            tab.wait_for_function(
+                "document.querySelector('#status-bar').textContent.includes('closes in')"
+            )
             tab.wait_for_function(
                 "document.querySelector('#status-bar').textContent.includes('closed')",
                 timeout=15_000,
             )
             assert tab.is_disabled("#act-button") and tab.is_disabled("#action-type")
             assert tab.is_visible("#action-closed")
-            assert "session was closed" in tab.inner_text("#notice")
-            assert session_id(tab) == "none yet"
+            said = tab.inner_text("#notice")
+            assert "session was closed" in said and "past the server's idle timeout of 3 s" in said
+            assert session_id(tab) == "none yet" and tab.is_visible("#recover-offer")
+            before = answers_seen(tab)
+            tab.click("#recover-yes")
+            wait_answer(tab, before)
+            assert tab.inner_text("#notice").startswith("Episode recovered.")
+            assert session_id(tab) not in (session, "none yet") and steps_taken(tab) == 1
+            assert tab.is_enabled("#act-button") and tab.is_hidden("#recover-offer")
+            assert tab.input_value("#field-value").startswith("w w w")  # the draft is kept
             assert tab.console_errors == []
         finally:
             tab.close()
@@ -837,3 +871,38 @@ def test_a_double_click_takes_one_step_and_ctrl_enter_sends_the_form(page, url):
         "#transcript-table tbody tr", "rs => rs.map(r => r.cells[0].textContent)"
     )
     assert rows == ["1", "2"]
+
+
+def test_a_closed_tabs_episode_is_offered_back_in_a_new_tab_with_the_same_state(browser, url):
+    from console_browser import SCREEN
+
+    context = browser.new_context(viewport=SCREEN)
+    try:
+        first = open_console(context, url)
+        start_episode(first, "inbox/medium_billing_bug_mix", seed=2)
+        act(first, "classify_ticket", ticket_id="T-210", priority="high", queue="billing")
+        act(first, "classify_ticket", ticket_id="T-210", priority="high", queue="billing")
+        gone = session_id(first)
+        before = grader(url, gone)
+        first.close(run_before_unload=True)
+        second = open_console(context, url)
+        offer = second.locator("#recover-offer")
+        assert offer.is_visible()
+        assert "closed or left" in offer.inner_text() and "2 actions" in offer.inner_text()
+        assert "seed 2" in offer.inner_text()
+        answers = answers_seen(second)
+        second.click("#recover-yes")
+        wait_answer(second, answers)
+        assert second.inner_text("#notice").startswith("Episode recovered.")
+        again = session_id(second)
+        assert again != gone and steps_taken(second) == 2
+        after = grader(url, again)
+        assert after["task_id"] == before["task_id"] and after["score"] == before["score"]
+        assert after["penalties"] == before["penalties"] > 0  # the repeat's penalty, too
+        assert second.locator("#transcript-table tbody tr").count() == 2
+        second.reload()  # taken back: nothing is offered again
+        second.wait_for_selector("body[data-ready='yes']")
+        assert second.is_hidden("#recover-offer") and session_id(second) == again
+        assert first.console_errors == [] and second.console_errors == []
+    finally:
+        context.close()

@@ -246,7 +246,10 @@ def add_console(app: FastAPI, library: Any, runs: RunLibrary, factory: Any) -> N
     async def setup() -> JSONResponse:
         idle = app.state.sessions.idle_timeout_s  # the page says when a session has gone
         sealed = app.state.seal is not None
-        return JSONResponse({**_setup(library, runs, sealed), "idle_timeout_s": idle})
+        grace = LEAVE_GRACE_S  # and why: a closed tab's session goes this long after it
+        return JSONResponse(
+            {**_setup(library, runs, sealed), "idle_timeout_s": idle, "leave_grace_s": grace}
+        )
 
     @app.get("/web/api/episodes", tags=["Console"], summary="The served runs' episodes")
     async def episodes(request: Request) -> JSONResponse:

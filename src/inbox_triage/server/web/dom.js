@@ -24,10 +24,26 @@ export function put(node, ...children) {
   node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 }
 
-export function notice(text) {
+// The page's one notice; kind "ok" for good news (a recovered episode), else a warning.
+export function notice(text, kind = "") {
   const box = $("#notice");
   box.textContent = text || "";
   box.hidden = !text;
+  box.className = kind;
+}
+
+// A span of time as people say it: "45 s", "12 min", "3 h 5 min", "2 d 16 h".
+export function minutesText(minutes) {
+  const m = Math.round(Math.abs(minutes));
+  if (m < 60) return `${m} min`;
+  if (m < 24 * 60) return m % 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m / 60} h`;
+  const d = Math.floor(m / 1440), h = Math.floor((m % 1440) / 60);
+  return h ? `${d} d ${h} h` : `${d} d`;
+}
+
+export function secondsText(seconds) {
+  const s = Math.round(seconds);
+  return s < 120 ? `${s} s` : minutesText(s / 60);
 }
 
 export const fmt = (x, digits = 3) => (typeof x === "number" ? x.toFixed(digits) : "–");
@@ -35,7 +51,7 @@ export const fmt = (x, digits = 3) => (typeof x === "number" ? x.toFixed(digits)
 export function slaText(deadline, now) {
   if (deadline === null || deadline === undefined) return "–";
   const left = deadline - now;
-  return left >= 0 ? `${left} min` : `${-left} min over`;
+  return left >= 0 ? minutesText(left) : `${minutesText(left)} over`;
 }
 
 export function fillSelect(select, values, labels = {}) {

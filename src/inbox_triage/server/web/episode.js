@@ -3,12 +3,13 @@
 
 import { $, el, fmt, put } from "./dom.js";
 import { api, describeError, keep, kept, KEPT, state } from "./state.js";
+import { journal, saveJournal } from "./journal.js";
 import { renderPolicy } from "./policy.js";
 import { mailItems } from "./mail.js";
 import { penaltyOf, refreshGrade, renderTranscript } from "./grade.js";
 import { actionFromForm, buildActionFields, markRefused, setFormOpen, showRefusal, tooLong } from "./form.js";
 import { loadDecisions, renderEpisode, renderReading } from "./inbox.js";
-import { forgetSession, loadLimits, restoreDraft, sessionClosed } from "./session.js";
+import { loadLimits, restoreDraft, sessionClosed } from "./session.js";
 
 export function showEpisode(observation, done) {
   state.obs = { ...observation, done };
@@ -26,7 +27,7 @@ export function showEpisode(observation, done) {
 }
 
 // The end of an episode: said where the player is, the form closed, the final grade in view.
-function endEpisode(scroll = true) {
+export function endEpisode(scroll = true) {
   setFormOpen(false);
   const over = $("#episode-over");
   over.hidden = false;
@@ -38,27 +39,27 @@ function endEpisode(scroll = true) {
   }
 }
 
-// A reloaded tab: its episode as it was, with the action it was writing.
+// A reloaded tab: its episode as it was, with the action it was writing. Says "none" (no
+// session kept), "waiting" (a session with no episode yet), "resumed", or "gone".
 export async function resumeEpisode() {
   const session = kept(KEPT.session);
-  if (typeof session !== "string") return;
+  if (typeof session !== "string") return "none";
   state.session = session;
   $("#session-id").textContent = session;
   const answer = await api("/web/api/resume");
-  if (answer.status === 404) {
-    forgetSession("The episode this tab was playing is gone: its session sat idle past the server's timeout, or the server restarted. Start another.");
-    return;
-  }
-  if (!answer.ok) return; // a session with no episode yet: it is kept for the first one
+  if (answer.status === 404) return "gone";
+  if (!answer.ok) return "waiting"; // a session with no episode yet: it is kept for the first one
+  state.closed = false;
   await loadDecisions();
   await loadLimits();
   showEpisode(answer.body.observation, answer.body.done);
-  const played = kept(KEPT.transcript);
+  const played = journal();
   state.transcript = played && played.session === session && played.task === state.obs.task_id ? played.rows : [];
   renderTranscript();
   restoreDraft();
   await refreshGrade(answer.body.done);
   if (answer.body.done) endEpisode(false);
+  return "resumed";
 }
 
 // One step at a time: the button is locked from the press until the answer is shown, so a
@@ -98,6 +99,11 @@ async function step() {
     done: answer.body.done };
   const reward = answer.body.reward;
   const err = state.obs.last_action_error;
+  // In the journal at once (the tab may go before the grade is asked for): this is what a
+  // recovery replays.
+  const row = { step: state.obs.step_count, action, reward, error: err ? `${err.field} ${err.message}` : "", grade: null, penalty: null };
+  state.transcript.push(row);
+  saveJournal();
   put(box,
     el("p", {}, el("strong", { text: "Reward " }), el("output", { id: "last-reward", text: fmt(reward, 4) })),
     el("p", { id: "last-feedback", text: state.obs.last_feedback }),
@@ -121,9 +127,8 @@ async function step() {
   const before = state.grade ? state.grade.score : 0;
   await refreshGrade(answer.body.done);
   const after = state.grade ? state.grade.score : null;
-  state.transcript.push({ step: state.obs.step_count, action, reward, error: err ? `${err.field} ${err.message}` : "",
-    grade: after, penalty: after === null ? null : penaltyOf(before, after, reward) });
-  keep(KEPT.transcript, { task: state.obs.task_id, session: state.session, rows: state.transcript });
+  Object.assign(row, { grade: after, penalty: after === null ? null : penaltyOf(before, after, reward) });
+  saveJournal();
   renderTranscript();
   if (answer.body.done) endEpisode();
 }

@@ -1,7 +1,7 @@
 // The inbox as a mail client: status bar, mail list (search, SLA sort), reading pane with what
 // was decided, and recent events. Replays reuse its renderers.
 
-import { $, announce, el, fmt, put, slaText } from "./dom.js";
+import { $, announce, el, fmt, put, secondsText, slaText } from "./dom.js";
 import { api, state } from "./state.js";
 import { listedMail, mailItems, standing } from "./mail.js";
 import { buildActionTypes, preselectId, refreshIdOptions } from "./form.js";
@@ -37,15 +37,20 @@ export function renderStatus(target, obs, session = null) {
   pairs.push(["Progress", fmt(obs.progress_score)]);
   if (obs.done) pairs.push(["Episode", "ended"]);
   if (session) pairs.push(["Session", session]);
-  put(target, ...pairs.map(([k, v]) => el("div", { class: k === "Session" && state.closed ? "pair gone" : "pair" },
+  const mark = (k, v) => (k !== "Session" ? "pair" : (state.closed ? "pair gone" : (v.startsWith("closes in") ? "pair warn" : "pair")));
+  put(target, ...pairs.map(([k, v]) => el("div", { class: mark(k, v) },
     el("dt", { text: k }), el("dd", { text: v }))));
 }
 
 export function sessionText() {
-  if (state.closed) return "closed: the episode is gone";
+  if (state.closed) return "closed (the server ended it)";
   const idle = state.setup && state.setup.idle_timeout_s;
   if (!idle) return "open";
-  return `open (closes after ${idle < 120 ? `${Math.round(idle)} s` : `${Math.round(idle / 60)} min`} without a step)`;
+  const left = idle - (Date.now() - state.lastUsed) / 1000;
+  if (state.obs && !state.obs.done && state.lastUsed && left < Math.min(120, idle / 2)) {
+    return `closes in ${secondsText(Math.max(0, left))} unless you act, type or scroll here`;
+  }
+  return `open (closes after ${secondsText(idle)} with nothing done, typed or read in this tab)`;
 }
 
 export function renderMailList(tbody, obs, selected, onPick, searched = true) {

@@ -8,8 +8,9 @@ import { state } from "./state.js";
 import { mailItems } from "./mail.js";
 import { buildActionFields } from "./form.js";
 import { onSearch, pick, toggleSlaSort } from "./inbox.js";
-import { checkIdle, leaving, saveDraft } from "./session.js";
-import { resumeEpisode, takeAction } from "./episode.js";
+import { checkIdle, leaving, noteActivity, saveDraft } from "./session.js";
+import { takeAction } from "./episode.js";
+import { acceptOffer, comeBack, declineOffer } from "./recover.js";
 import { answerReplace, loadSetup, onModeChange, onTaskChange, startEpisode } from "./setup.js";
 import { compareTicked, episodeHash, loadRuns, selectRunRow, sortableRuns } from "./runs.js";
 import { openReplay, showStep } from "./replay.js";
@@ -122,6 +123,8 @@ async function main() {
   });
   $("#replace-yes").addEventListener("click", () => answerReplace(true));
   $("#replace-no").addEventListener("click", () => answerReplace(false));
+  $("#recover-yes").addEventListener("click", busy(acceptOffer));
+  $("#recover-no").addEventListener("click", declineOffer);
   $("#compare-button").addEventListener("click", compareTicked);
   $("#replay-first").addEventListener("click", () => showStep(0));
   $("#replay-back").addEventListener("click", () => showStep(state.replay.step - 1));
@@ -141,9 +144,13 @@ async function main() {
   window.addEventListener("pagehide", leaving);
   await loadSetup();
   route(); // the session opens with the first episode, so that a visit alone takes no place
-  await resumeEpisode();
+  await comeBack();
   const idle = state.setup && state.setup.idle_timeout_s;
-  if (idle) setInterval(checkIdle, 1000 * Math.max(1, Math.min(30, idle / 4)));
+  if (idle) {
+    for (const kind of ["keydown", "input", "pointerdown", "wheel"]) document.addEventListener(kind, noteActivity, true);
+    document.addEventListener("scroll", noteActivity, true); // the page's or any pane's
+    setInterval(checkIdle, 1000 * Math.max(1, Math.min(30, idle / 4)));
+  }
   document.body.dataset.ready = "yes";
 }
 

@@ -1,10 +1,12 @@
 // This tab's session: opened with its first episode, kept across reloads with the action being
-// written, and said to be gone when the server's idle timeout or a restart closed it.
+// written, kept alive while the player reads or types, and said to be gone (with why, and the
+// offer to replay the episode) when the server closed it.
 
 import { $, notice, put } from "./dom.js";
 import { api, keep, kept, KEPT, state } from "./state.js";
 import { buildActionFields, setFormOpen } from "./form.js";
 import { pick, renderStatus, sessionText } from "./inbox.js";
+import { journal, noteLeaving, offerRecovery, recoverable, whyGone } from "./journal.js";
 
 export async function openSession() {
   const answer = await fetch("/sessions", { method: "POST" });
@@ -20,13 +22,15 @@ export async function openSession() {
 // The tab goes (closed, or reloaded): the server closes its session soon unless it comes back.
 export function leaving() {
   if (!state.session) return;
+  noteLeaving();
   fetch("/web/api/leave", { method: "POST", keepalive: true, headers: { "X-Session-Id": state.session } });
 }
 
-export function forgetSession(why) {
+// The tab has no session now; the draft stays while the episode can still be recovered.
+export function forgetSession(why, keepDraft = false) {
   state.session = null;
   keep(KEPT.session, null);
-  keep(KEPT.draft, null);
+  if (!keepDraft) keep(KEPT.draft, null);
   $("#session-id").textContent = "none yet";
   if (why) notice(why);
 }
@@ -56,26 +60,44 @@ export function restoreDraft() {
   }
 }
 
-// The session went (it sat idle past the server's timeout, or the server restarted): said in
-// the status bar, the form and the notice, and the page stops acting as if it were live.
+// The session went (the server's idle timeout, a restart): said in the status bar, the form
+// and the notice, with why, and the episode offered back; the page stops acting as if it were
+// live.
 export function sessionClosed() {
   if (state.closed) return;
   state.closed = true;
-  forgetSession("This tab's session was closed (it sat idle past the server's timeout, or the server restarted): the episode is gone. Start another.");
+  const j = journal();
+  const why = whyGone({ lastUsed: state.lastUsed });
+  const back = recoverable(j);
+  forgetSession(`This tab's session was closed. ${why}${back ? "" : " The episode is gone: start another."}`, back);
+  if (back) offerRecovery(j, why);
   setFormOpen(false);
-  put($("#action-closed"), "The session has closed: this form acts no more. Start another episode above.");
+  put($("#action-closed"), back ? "The session has closed: this form acts no more until the episode is recovered (above)."
+    : "The session has closed: this form acts no more. Start another episode above.");
   $("#action-closed").hidden = false;
   if (state.obs) renderStatus($("#status-bar"), state.obs, sessionText());
 }
 
-// Looked at once the tab has been idle as long as the server waits: a gone session is said
-// before the player writes a reply into a form that can no longer act.
+// Reading, typing and scrolling are using the session: the page tells the server so (a light
+// request that restarts its idle clock) while the player is active, and says when the session
+// will close if nothing happens; a gone session is said before the player writes a reply into
+// a form that can no longer act.
+export function noteActivity() {
+  state.activeAt = Date.now();
+}
+
 export async function checkIdle() {
   const idle = state.setup && state.setup.idle_timeout_s;
   if (!idle || !state.session || !state.obs || state.obs.done || state.closed) return;
-  if (Date.now() - state.lastUsed < idle * 1000) return;
-  const answer = await api("/web/api/limits");
+  const quiet = Date.now() - state.lastUsed;
+  const active = state.activeAt > state.lastUsed;
+  if (quiet < idle * 1000 && !(active && quiet > (idle * 1000) / 3)) {
+    renderStatus($("#status-bar"), state.obs, sessionText()); // the warning, as the end nears
+    return;
+  }
+  const answer = await api("/web/api/limits"); // restarts the idle clock of a live session
   if (answer.status === 404) sessionClosed();
+  else if (state.obs) renderStatus($("#status-bar"), state.obs, sessionText());
 }
 
 export async function loadLimits() {

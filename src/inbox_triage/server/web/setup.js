@@ -5,6 +5,7 @@ import { $, el, fillSelect, notice, put } from "./dom.js";
 import { api, describeError, keep, KEPT, state } from "./state.js";
 import { refreshGrade, renderTranscript } from "./grade.js";
 import { loadLimits, openSession } from "./session.js";
+import { beginJournal, takeOffer } from "./journal.js";
 import { showEpisode } from "./episode.js";
 
 function tasksFor(mode) {
@@ -106,12 +107,13 @@ export async function startEpisode(event) {
     return;
   }
   notice("");
+  takeOffer(); // a new episode: the one on offer is let go
   state.closed = false;
   keep(KEPT.draft, null);
   state.decisions = {};
   state.transcript = [];
   await loadLimits();
-  keep(KEPT.transcript, null);
+  beginJournal(body);
   showEpisode(answer.body.observation, answer.body.done);
   renderTranscript();
   await refreshGrade(false);

@@ -20,6 +20,7 @@ export const state = {
   search: "", // the inbox shows only mail with these words
   closed: false, // the session went (idle timeout, restart): the episode is read-only
   lastUsed: 0, // when this tab last asked its session anything (ms)
+  activeAt: 0, // when the player last typed, pressed a key or scrolled here (ms)
   replacing: false, // the player said yes to replacing an episode in progress
   stepping: false, // a step is in flight: the action button is locked until it is answered
 };
@@ -27,20 +28,26 @@ export const state = {
 // The page's state, for the tests and a curious user's devtools.
 window.state = state;
 
-// The tab keeps its session and its half-written action in sessionStorage, so that a reload
-// (or coming back to the tab) goes on where it was; the server's idle timeout ends sessions
-// nobody comes back to.
-export const KEPT = { session: "inbox-triage:session", draft: "inbox-triage:draft", transcript: "inbox-triage:transcript" };
+// The tab keeps its session, its half-written action and its journal (the episode's reset
+// and every action sent, with what each earned) in sessionStorage, so that a reload goes on
+// where it was; a tab that goes leaves its journal in localStorage, so that another tab can
+// replay it into a new session (the environment is deterministic: the same reset and actions
+// reach the same state).
+export const KEPT = {
+  session: "inbox-triage:session", draft: "inbox-triage:draft", journal: "inbox-triage:episode",
+  setup: "inbox-triage:setup", left: "inbox-triage:left",
+};
 
-export function keep(key, value) {
+export function keep(key, value, store = "session") {
   try {
-    if (value === null) sessionStorage.removeItem(key);
-    else sessionStorage.setItem(key, JSON.stringify(value));
+    const where = store === "local" ? localStorage : sessionStorage;
+    if (value === null) where.removeItem(key);
+    else where.setItem(key, JSON.stringify(value));
   } catch (_) { /* storage off: a reload starts afresh */ }
 }
 
-export function kept(key) {
-  try { return JSON.parse(sessionStorage.getItem(key)); } catch (_) { return null; }
+export function kept(key, store = "session") {
+  try { return JSON.parse((store === "local" ? localStorage : sessionStorage).getItem(key)); } catch (_) { return null; }
 }
 
 // The routes that keep a session alive on the server (its idle clock restarts): browsing the
@@ -50,7 +57,7 @@ const TOUCHES_SESSION = ["/reset", "/step", "/state", "/grader", "/web/api/resum
 export async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
   if (state.session) headers["X-Session-Id"] = state.session;
-  if (state.session && TOUCHES_SESSION.some((route) => path.startsWith(route))) state.lastUsed = Date.now();
+  const touches = state.session && TOUCHES_SESSION.some((route) => path.startsWith(route));
   let response;
   try {
     response = await fetch(path, { ...options, headers });
@@ -59,6 +66,7 @@ export async function api(path, options = {}) {
     notice(`The server ${message}`);
     return { ok: false, status: 0, body: { error: { field: "server", message } } };
   }
+  if (touches && response.status !== 404) state.lastUsed = Date.now(); // its idle clock restarted
   let body = null;
   try { body = await response.json(); } catch (_) { body = null; }
   return { ok: response.ok, status: response.status, body };
