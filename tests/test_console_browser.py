@@ -15,6 +15,8 @@ import httpx
 import pytest
 from console_browser import (
     CHROMIUM,
+    SCREEN,
+    TIER1,
     act,
     answers_seen,
     chromium,
@@ -874,8 +876,6 @@ def test_a_double_click_takes_one_step_and_ctrl_enter_sends_the_form(page, url):
 
 
 def test_a_closed_tabs_episode_is_offered_back_in_a_new_tab_with_the_same_state(browser, url):
-    from console_browser import SCREEN
-
     context = browser.new_context(viewport=SCREEN)
     try:
         first = open_console(context, url)
@@ -906,3 +906,19 @@ def test_a_closed_tabs_episode_is_offered_back_in_a_new_tab_with_the_same_state(
         assert first.console_errors == [] and second.console_errors == []
     finally:
         context.close()
+
+
+def test_after_a_step_the_reading_pane_opens_the_mail_marked_current(page):
+    start_episode(page, "triage/easy")
+    assert page.evaluate("state.obs.current_email.email_id") == "e004"  # not first in the list
+    act(page, "triage_email", email_id="e004", **TIER1, summary="Routine; routed to tier one.")
+    current = page.evaluate("state.obs.current_email.email_id")
+    first_waiting = page.eval_on_selector_all(
+        "#mail-list tbody tr.state-waiting", "rs => rs.map(r => r.dataset.id)"
+    )[0]
+    assert current != first_waiting  # (else this would prove nothing)
+    chosen = page.locator("#mail-list tbody tr.selected")
+    assert chosen.get_attribute("data-id") == current
+    assert "state-current" in chosen.get_attribute("class")
+    subject = page.evaluate("state.obs.current_email.subject")
+    assert page.inner_text("#reading-pane h4") == subject

@@ -112,8 +112,11 @@ async function step() {
     el("p", {}, el("strong", { id: "side-grade-label", text: "Grade so far " }), el("output", { id: "side-grade" }),
       el("a", { href: "#grade-panel", class: "muted", text: " (every component below)" })),
   );
+  // The reading pane opens the mail the inbox marks current (the most urgent one waiting),
+  // wherever the list shows it.
   const items = mailItems(state.obs);
-  const next = items.findIndex((m) => ["current", "open", "waiting"].includes(m.state));
+  const current = items.findIndex((m) => m.state === "current");
+  const next = current >= 0 ? current : items.findIndex((m) => ["open", "waiting"].includes(m.state));
   if (next >= 0 && state.obs.mode === "triage" && !err) state.selected = next;
   renderEpisode();
   if (err) {
