@@ -1,4 +1,4 @@
-"""Real training steps and the hf agent, on a tiny random model (tests/tiny_model.py): one SFT
+"""Real training steps and the hf agent, on a tiny random model (training/tiny.py): one SFT
 step and one GRPO step move the weights, GRPO's rewards are the environment's grades, and the
 hf agent's episode replays to the same rewards. No model is downloaded."""
 
@@ -10,8 +10,9 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from tiny_model import tiny_checkpoint, weights
 from typer.testing import CliRunner
+
+from inbox_triage.training.tiny import tiny_checkpoint, weights
 
 pytest.importorskip("trl", reason="the train extra is not installed: pip install -e '.[train]'")
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tiny_model import tiny_text_checkpoint
+
+from inbox_triage.training.tiny import tiny_text_checkpoint
 
 pytest.importorskip("trl", reason="the train extra is not installed: pip install -e '.[train]'")
 

@@ -1,10 +1,15 @@
-"""A tiny randomly initialised causal LM whose vocabulary holds whole decisions as single tokens.
+"""Tiny randomly initialised causal LMs, made here in a second, to try a training pipeline
+before paying for a real model (SmolLM2's GRPO step takes minutes on a CPU).
 
-A random model over SmolLM2's 49,152 tokens never writes a parseable decision, so every reward
-would be 0 and GRPO would have nothing to learn from. Over a vocabulary of a dozen tokens, some
-of them complete JSON decisions (right and wrong ones), a random model samples some of them:
-rewards come from the environment, differ within a group, and a training step moves the
-weights. Steps take a fraction of a second, and nothing is downloaded.
+- ``tool_model(out, mode)``: a byte-level tokenizer trained on the mode's prompts and tool calls
+  under TRL's tool-capable chat template; ``GRPOTrainer(environment_factory=TicketTools)``
+  runs a whole step with it in seconds.
+- ``tiny_checkpoint(out, answers)``: a vocabulary of a dozen tokens, some of them complete JSON
+  decisions. A random model over SmolLM2's 49,152 tokens never writes a parseable decision, so
+  every reward would be 0; over this one it samples some: rewards come from the environment,
+  differ within a group, and a training step moves the weights.
+
+Nothing is downloaded; they need the ``train`` extra. The test suite trains on them too.
 """
 
 from __future__ import annotations
@@ -68,7 +73,26 @@ def save_random_model(out: Path, tokenizer: Any, hidden: int, positions: int, se
     return out
 
 
+def tool_model(out: str | Path, mode: str = "ticket", n: int = 8) -> Path:
+    """A tiny random model for ``mode``'s tools (``triage``, ``ticket`` or ``inbox``), its
+    tokenizer trained on the first observations of ``n`` train-split episodes and a call of
+    every tool, saved to ``out``; returns ``out``."""
+    from inbox_triage.prompting.tools import TOOLS, tool_names
+    from inbox_triage.training.export import prompt_rows
+
+    corpus = []
+    for row in prompt_rows(mode, "train", "easy", n=n):
+        corpus += [turn["content"] for turn in row.pop("prompt")]
+        corpus.append(TOOLS[mode]().reset(**row))
+    corpus += [
+        f'<tool_call>\n{{"name": "{name}", "arguments": {{"value": "high"}}}}\n</tool_call>'
+        for name in tool_names(mode)
+    ]
+    return tiny_text_checkpoint(Path(out), corpus)
+
+
 def weights(path: Path) -> dict:
+    """A checkpoint's tensors by name (to see that a step moved them)."""
     from safetensors.torch import load_file
 
     return load_file(str(path / "model.safetensors"))
