@@ -34,8 +34,9 @@ def oracle_actions(seed: int) -> tuple[str, list[dict[str, Any]]]:
     """The episode's ticket id and the oracle's actions on it."""
     env = InboxTriageEnv()
     task = "ticket/generated"
-    observation = env.reset(task=task, split=SPLIT, difficulty=DIFFICULTY, seed=seed,
-                            observation="full").model_dump()
+    observation = env.reset(
+        task=task, split=SPLIT, difficulty=DIFFICULTY, seed=seed, observation="full"
+    ).model_dump()
     oracle = make_agent("oracle")
     oracle.reset(observation, scenario=env.scenario, seed=seed)
     ticket, actions = observation["ticket_id"], []
@@ -81,8 +82,10 @@ def scripts() -> dict[str, tuple[int, list[dict[str, Any]]]]:
 @pytest.fixture(scope="module")
 def model(tmp_path_factory, scripts) -> Path:
     corpus = [as_text(a) for _, actions in scripts.values() for a in actions]
-    corpus += [TicketTools().reset(task="ticket/generated", split=SPLIT, difficulty=DIFFICULTY,
-                                   seed=seed) for seed in SEEDS]
+    corpus += [
+        TicketTools().reset(task="ticket/generated", split=SPLIT, difficulty=DIFFICULTY, seed=seed)
+        for seed in SEEDS
+    ]
     return tiny_text_checkpoint(tmp_path_factory.mktemp("text-model"), corpus)
 
 
@@ -130,10 +133,21 @@ def test_a_grpo_step_plays_scripted_tool_calls_through_trls_loop(
     monkeypatch.setattr(TicketTools, "reset", spy_reset)
     monkeypatch.setattr(TicketTools, "_act", spy_act)
     monkeypatch.setattr(TicketTools, "get_reward", spy_reward)
-    config = TrainConfig(model=str(model), out=str(tmp_path / "grpo"), mode="ticket",
-                         split=SPLIT, difficulty=DIFFICULTY, examples=len(SEEDS), steps=1,
-                         batch=4, generations=2, completion_length=16000, lora=False,
-                         first_seed=SEEDS[0], save_every=10)
+    config = TrainConfig(
+        model=str(model),
+        out=str(tmp_path / "grpo"),
+        mode="ticket",
+        split=SPLIT,
+        difficulty=DIFFICULTY,
+        examples=len(SEEDS),
+        steps=1,
+        batch=4,
+        generations=2,
+        completion_length=16000,
+        lora=False,
+        first_seed=SEEDS[0],
+        save_every=10,
+    )
     trainers.run_grpo(config, say=lambda _: None)
 
     # Each rollout's reward is what its calls earn in process: the oracle's 1.0, and less for
@@ -157,3 +171,29 @@ def test_a_grpo_step_plays_scripted_tool_calls_through_trls_loop(
     # The refusal reached the model as TRL's tool error, naming the field and allowed values.
     refused = [p for p in prompts_seen if "is not an allowed value" in p]
     assert refused and all("allowed: low, medium, high, urgent" in p for p in refused)
+
+
+def test_smollm2_takes_the_tool_template_the_docs_apply():
+    """The README's GRPO snippet on the project's own model: SmolLM2's template cannot render
+    tools (TRL refuses it), and after ensure_tool_template TRL accepts it and the prompt shows
+    every tool of the mode and how to call one."""
+    from transformers import AutoTokenizer
+    from trl.chat_template_utils import supports_tool_calling
+
+    from inbox_triage.prompting.checkpoint import ensure_tool_template
+    from inbox_triage.prompting.tools import tool_names, tool_schemas
+    from inbox_triage.training.model import gguf_path
+
+    try:
+        source = gguf_path()
+    except FileNotFoundError as missing:
+        pytest.skip(str(missing))
+    tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+    assert not supports_tool_calling(tokenizer)
+    assert ensure_tool_template(tokenizer)
+    assert supports_tool_calling(tokenizer)
+    prompt = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Ticket T-1"}], tools=tool_schemas("ticket"), tokenize=False
+    )
+    assert "<tool_call>" in prompt
+    assert all(f'"{name}"' in prompt for name in tool_names("ticket"))
