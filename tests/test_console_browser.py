@@ -922,3 +922,29 @@ def test_after_a_step_the_reading_pane_opens_the_mail_marked_current(page):
     assert "state-current" in chosen.get_attribute("class")
     subject = page.evaluate("state.obs.current_email.subject")
     assert page.inner_text("#reading-pane h4") == subject
+
+
+def test_unread_and_new_reply_markers_and_your_own_requests_shown_whole(page):
+    start_episode(page, "inbox/medium_billing_bug_mix")
+    row = page.locator("#mail-list tbody tr[data-id='T-211']")
+    assert "unread" in row.get_attribute("class") and "unread" in row.inner_text()
+    assert "unread" not in page.locator("#mail-list tbody tr.selected").get_attribute("class")
+    row.click()  # opened: read
+    page.locator("#mail-list tbody tr[data-id='T-212']").click()
+    assert "unread" not in row.get_attribute("class")
+    ask = (
+        "Which browser and version do you use, and could you send a screenshot of the export "
+        "dialog with the report name visible? That tells us which exporter drops the row."
+    )
+    act(page, "request_info", ticket_id="T-211", value=ask)
+    for _ in range(8):  # the customer answers a few minutes later
+        if page.evaluate(
+            "state.obs.tickets.find(t => t.ticket_id === 'T-211').customer_messages.length"
+        ):
+            break
+        act(page, "classify_ticket", ticket_id="T-212", priority="low")
+    assert "new-reply" in row.get_attribute("class") and "new reply" in row.inner_text()
+    row.click()
+    pane = page.inner_text("#reading-pane")
+    assert "The customer's answers" in pane and "new-reply" not in row.get_attribute("class")
+    assert ask in pane and "Information requested" in pane  # whole, not cut at 60 characters

@@ -52,9 +52,12 @@ export async function resumeEpisode() {
   state.closed = false;
   await loadDecisions();
   await loadLimits();
-  showEpisode(answer.body.observation, answer.body.done);
+  const task = answer.body.observation.task_id;
   const played = journal();
-  state.transcript = played && played.session === session && played.task === state.obs.task_id ? played.rows : [];
+  state.transcript = played && played.session === session ? played.rows : []; // a reset rewrites it
+  const seen = kept(KEPT.seen);
+  state.seen = seen && seen.task === task ? seen.seen : {};
+  showEpisode(answer.body.observation, answer.body.done);
   renderTranscript();
   restoreDraft();
   await refreshGrade(answer.body.done);

@@ -2,7 +2,7 @@
 // was decided, and recent events. Replays reuse its renderers.
 
 import { $, announce, el, fmt, put, secondsText, slaText } from "./dom.js";
-import { api, state } from "./state.js";
+import { api, keep, KEPT, state } from "./state.js";
 import { listedMail, mailItems, standing } from "./mail.js";
 import { buildActionTypes, preselectId, refreshIdOptions } from "./form.js";
 
@@ -53,20 +53,41 @@ export function sessionText() {
   return `open (closes after ${secondsText(idle)} with nothing done, typed or read in this tab)`;
 }
 
+// What the player has read of each mail (play only): how many of its messages the reading
+// pane has shown. A mail never opened is unread; one whose customer wrote since is marked.
+const messages = (m) => (m.item.customer_messages || []).length + (m.item.thread || []).length;
+
+function marker(m, play) {
+  if (!play) return null;
+  const seen = state.seen[m.id];
+  if (seen === undefined) return el("span", { class: "badge unread", text: "unread" });
+  if (messages(m) > seen) return el("span", { class: "badge new-reply", text: "new reply" });
+  return null;
+}
+
+export function markRead(m) {
+  if (m) state.seen[m.id] = messages(m);
+  keep(KEPT.seen, { task: state.obs.task_id, seen: state.seen });
+}
+
 export function renderMailList(tbody, obs, selected, onPick, searched = true) {
   const items = mailItems(obs, searched);
   if (!items.length && searched && state.search) {
     put(tbody, el("tr", {}, el("td", { colspan: 5, class: "muted", text: `No mail matches "${state.search}" (Escape in the search box clears it).` })));
     return items;
   }
-  put(tbody, ...items.map((m, i) => el("tr", {
-    class: `state-${m.state.split(" ")[0]}${i === selected ? " selected" : ""}`,
-    "aria-selected": i === selected ? "true" : "false",
-    "data-id": m.id,
-    onclick: onPick ? () => onPick(i) : null,
-  }, el("td", { text: m.from || "" }), el("td", { text: m.subject || "" }),
+  const play = Boolean(onPick);
+  put(tbody, ...items.map((m, i) => {
+    const badge = marker(m, play);
+    return el("tr", {
+      class: `state-${m.state.split(" ")[0]}${i === selected ? " selected" : ""}${badge ? ` ${badge.classList[1]}` : ""}`,
+      "aria-selected": i === selected ? "true" : "false",
+      "data-id": m.id,
+      onclick: onPick ? () => onPick(i) : null,
+    }, el("td", { text: m.from || "" }), el("td", {}, badge, badge ? " " : null, m.subject || ""),
   el("td", { text: m.tier || "" }), el("td", { class: m.sla !== null && m.sla < obs.now ? "overdue" : "", text: slaText(m.sla, obs.now) }),
-  el("td", { class: "state", text: m.state }))));
+    el("td", { class: "state", text: m.state }));
+  }));
   return items;
 }
 
@@ -89,12 +110,34 @@ export function renderReading(target, entry) {
     renderMessages(m.thread, "Earlier in the thread"),
     renderMessages(m.customer_messages, "The customer's answers"),
     renderMessages((m.internal_notes || []).map((n) => ({ kind: "note", body: n })), "Internal notes (staff only)"),
-    renderMessages((m.responses_sent || []).map((r) => ({ kind: "sent", body: typeof r === "string" ? r : JSON.stringify(r) })), "Responses sent"),
+    renderMessages(target.id === "reading-pane" ? sentByYou(entry) : [], "Sent by you") || renderMessages((m.responses_sent || []).map((r) => ({ kind: "sent", body: typeof r === "string" ? r : JSON.stringify(r) })), "Responses sent"),
     m.draft_reply ? renderMessages([{ kind: "draft", body: m.draft_reply }], "Draft reply") : null,
     m.tags && m.tags.length ? el("p", { text: `Tags: ${m.tags.join(", ")}` }) : null,
     m.priority || m.queue ? el("p", { text: `Priority ${m.priority || "–"} · queue ${m.queue || "–"}${m.sentiment ? " · " + m.sentiment : ""}` }) : null,
     renderDecision((state.decisions || {})[entry.id]),
   );
+}
+
+// The player's own replies, information requests and reasons for this mail, whole, from the
+// actions sent (a refused one sent nothing).
+function sentByYou(entry) {
+  if (!state.obs || !state.transcript.length) return [];
+  const templates = (state.obs.vocabulary || {}).templates || {};
+  const mine = (a) => a.email_id === entry.id || a.ticket_id === entry.id
+    || (state.obs.mode === "ticket" && !a.email_id && !a.ticket_id && entry.id === state.obs.ticket_id);
+  const said = (a) => {
+    if (a.action_type === "request_info") return ["Information requested", a.value];
+    if (a.action_type === "draft_reply") return ["Reply drafted", a.value];
+    if (a.action_type === "respond_ticket") {
+      const text = [templates[a.response_template], a.response_text].filter(Boolean).join("\n\n");
+      return [`Reply sent (template ${a.response_template})`, text];
+    }
+    if (a.reply_draft) return ["Reply drafted", a.reply_draft];
+    if (a.reason) return ["Reason given", a.reason];
+    return null;
+  };
+  return state.transcript.filter((r) => !r.error && mine(r.action) && said(r.action) && said(r.action)[1])
+    .map((r) => ({ sender: `step ${r.step} · ${said(r.action)[0]}`, body: said(r.action)[1] }));
 }
 
 // What was decided for a mail (from /state): handled mail shows it, not only the event list.
@@ -137,6 +180,7 @@ export function pick(index) {
 export function renderEpisode() {
   const obs = state.obs;
   renderStatus($("#status-bar"), obs, sessionText());
+  markRead(mailItems(obs)[state.selected]); // open in the reading pane: read
   const items = renderMailList($("#mail-list tbody"), obs, state.selected, pick);
   renderReading($("#reading-pane"), items[state.selected]);
   renderEvents($("#events"), obs.recent_events);

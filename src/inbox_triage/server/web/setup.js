@@ -111,6 +111,7 @@ export async function startEpisode(event) {
   state.closed = false;
   keep(KEPT.draft, null);
   state.decisions = {};
+  state.seen = {};
   state.transcript = [];
   await loadLimits();
   beginJournal(body);

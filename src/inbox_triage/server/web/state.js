@@ -20,6 +20,7 @@ export const state = {
   search: "", // the inbox shows only mail with these words
   closed: false, // the session went (idle timeout, restart): the episode is read-only
   lastUsed: 0, // when this tab last asked its session anything (ms)
+  seen: {}, // per mail, how many of its messages the player has been shown (unread: none)
   activeAt: 0, // when the player last typed, pressed a key or scrolled here (ms)
   replacing: false, // the player said yes to replacing an episode in progress
   stepping: false, // a step is in flight: the action button is locked until it is answered
@@ -35,7 +36,7 @@ window.state = state;
 // reach the same state).
 export const KEPT = {
   session: "inbox-triage:session", draft: "inbox-triage:draft", journal: "inbox-triage:episode",
-  setup: "inbox-triage:setup", left: "inbox-triage:left",
+  setup: "inbox-triage:setup", left: "inbox-triage:left", seen: "inbox-triage:seen",
 };
 
 export function keep(key, value, store = "session") {
