@@ -84,9 +84,9 @@ export function renderMailList(tbody, obs, selected, onPick, searched = true) {
       "aria-selected": i === selected ? "true" : "false",
       "data-id": m.id,
       onclick: onPick ? () => onPick(i) : null,
-    }, el("td", { text: m.from || "" }), el("td", {}, badge, badge ? " " : null, m.subject || ""),
+    }, el("td", { text: m.from || "" }), el("td", { text: m.subject || "" }),
   el("td", { text: m.tier || "" }), el("td", { class: m.sla !== null && m.sla < obs.now ? "overdue" : "", text: slaText(m.sla, obs.now) }),
-    el("td", { class: "state", text: m.state }));
+    el("td", { class: "state" }, m.state, badge ? " " : null, badge));
   }));
   return items;
 }
