@@ -948,3 +948,18 @@ def test_unread_and_new_reply_markers_and_your_own_requests_shown_whole(page):
     pane = page.inner_text("#reading-pane")
     assert "The customer's answers" in pane and "new-reply" not in row.get_attribute("class")
     assert ask in pane and "Information requested" in pane  # whole, not cut at 60 characters
+
+
+def test_a_negative_reward_says_why_beside_it_and_in_the_transcript(page):
+    start_episode(page, "inbox/medium_billing_bug_mix")
+    for _ in range(2):  # the same action twice: the second is a repeat, penalised
+        act(page, "classify_ticket", ticket_id="T-210", priority="high", queue="billing")
+    assert float(page.inner_text("#last-reward")) < 0
+    assert "repeat" in page.inner_text("#last-why") and "same arguments" in page.inner_text(
+        "#last-why"
+    )
+    why = page.eval_on_selector_all(
+        "#transcript-table tbody tr td.why", "ts => ts.map(t => t.textContent)"
+    )
+    assert why[0] == "" and why[1].startswith("repeat: classify_ticket repeated")
+    assert "Why" in page.inner_text("#transcript-table thead")

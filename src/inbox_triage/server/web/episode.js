@@ -6,7 +6,7 @@ import { api, describeError, keep, kept, KEPT, state } from "./state.js";
 import { journal, saveJournal } from "./journal.js";
 import { renderPolicy } from "./policy.js";
 import { mailItems } from "./mail.js";
-import { penaltyOf, refreshGrade, renderTranscript } from "./grade.js";
+import { newEvents, penaltyOf, refreshGrade, renderTranscript, whyText } from "./grade.js";
 import { actionFromForm, buildActionFields, markRefused, setFormOpen, showRefusal, tooLong } from "./form.js";
 import { loadDecisions, renderEpisode, renderReading } from "./inbox.js";
 import { loadLimits, restoreDraft, sessionClosed } from "./session.js";
@@ -96,6 +96,8 @@ async function step() {
     showRefusal(describeError(answer.body));
     return;
   }
+  const earlier = state.obs.recent_events;
+  const gradeBefore = state.grade;
   // A step's observation leaves out what only a reset sends (the policy, the action schema).
   const sent = Object.fromEntries(Object.entries(answer.body.observation).filter(([, v]) => v !== null));
   state.obs = { ...state.obs, ...sent, last_action_error: answer.body.observation.last_action_error,
@@ -108,7 +110,8 @@ async function step() {
   state.transcript.push(row);
   saveJournal();
   put(box,
-    el("p", {}, el("strong", { text: "Reward " }), el("output", { id: "last-reward", text: fmt(reward, 4) })),
+    el("p", {}, el("strong", { text: "Reward " }), el("output", { id: "last-reward", text: fmt(reward, 4) }),
+      " ", el("span", { id: "last-why", class: "refused" })),
     el("p", { id: "last-feedback", text: state.obs.last_feedback }),
     err ? el("p", { class: "refused", role: "alert", text: `Refused: ${err.field} ${err.message}${err.allowed ? " (allowed: " + err.allowed.join(", ") + ")" : ""}` }) : null,
     err ? el("p", { class: "muted", text: "A refused action uses a step and costs the invalid-action penalty, as on every route." }) : null,
@@ -133,7 +136,9 @@ async function step() {
   const before = state.grade ? state.grade.score : 0;
   await refreshGrade(answer.body.done);
   const after = state.grade ? state.grade.score : null;
-  Object.assign(row, { grade: after, penalty: after === null ? null : penaltyOf(before, after, reward) });
+  const why = whyText(reward, row.error, newEvents(earlier, state.obs.recent_events), gradeBefore, state.grade);
+  Object.assign(row, { grade: after, penalty: after === null ? null : penaltyOf(before, after, reward), why });
+  if (reward < 0 && $("#last-why")) $("#last-why").textContent = `(${why})`;
   saveJournal();
   renderTranscript();
   if (answer.body.done) endEpisode();

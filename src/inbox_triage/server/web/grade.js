@@ -14,6 +14,36 @@ export function penaltyOf(before, after, reward) {
   return Math.abs(p) < 5e-5 ? 0 : p;
 }
 
+// Why a step's reward was below zero, in words: the refusal, the penalised events it caused
+// (a repeat, a breached SLA…), and the grade components that fell; else the step's own cost.
+const PENALISED = new Set(["invalid_action", "noop", "repeat", "revision", "premature_close", "unsafe_closure",
+  "policy_violation", "sla_breached", "reopened"]);
+
+// The events an observation adds to the one before (recent_events is a sliding window).
+export function newEvents(before, after) {
+  const left = new Map();
+  for (const e of before || []) left.set(JSON.stringify(e), (left.get(JSON.stringify(e)) || 0) + 1);
+  return (after || []).filter((e) => {
+    const key = JSON.stringify(e), n = left.get(key) || 0;
+    if (n) left.set(key, n - 1);
+    return !n;
+  });
+}
+
+export function whyText(reward, error, events, before, after) {
+  if (!(reward < 0)) return error || "";
+  const parts = error ? [`refused: ${error}`] : [];
+  for (const e of events) {
+    if (PENALISED.has(e.kind) && e.kind !== "invalid_action") parts.push(`${e.kind.replace(/_/g, " ")}${e.ticket_id ? ` on ${e.ticket_id}` : ""}${e.detail ? `: ${e.detail}` : ""}`);
+  }
+  const fell = Object.entries((after && after.components) || {}).filter(([name, c]) => before && before.components
+    && before.components[name] && c.score < before.components[name].score - 5e-4)
+    .map(([name, c]) => `${name} ${fmt(before.components[name].score, 2)} → ${fmt(c.score, 2)}`);
+  if (fell.length) parts.push(`the grade's ${fell.join(", ")}`);
+  if (!parts.length) parts.push("the cost of a step in this mode");
+  return parts.join("; ");
+}
+
 const actionText = (action) => Object.entries(action).map(([k, v]) => `${k}=${String(v).slice(0, 60)}`).join(" · ");
 
 export function transcriptRows(tbody, rows, { onPick = null, differs = null } = {}) {
@@ -26,7 +56,7 @@ export function transcriptRows(tbody, rows, { onPick = null, differs = null } = 
   el("td", { class: r.reward < 0 ? "num refused" : "num", text: fmt(r.reward, 4) }),
   el("td", { class: r.penalty > 0 ? "num refused" : "num", text: r.penalty === null || r.penalty === undefined ? "–" : fmt(r.penalty, 4) }),
   el("td", { class: "num", text: fmt(r.grade) }),
-  el("td", { class: "refused", text: r.error }))));
+  el("td", { class: "refused why", text: r.why || r.error }))));
 }
 
 export function renderTranscript() {

@@ -3,16 +3,20 @@
 
 import { $, el, fmt, put } from "./dom.js";
 import { api, describeError, state } from "./state.js";
-import { delta, penaltyOf, renderGradeTable, rewardChart, transcriptRows } from "./grade.js";
+import { delta, newEvents, penaltyOf, renderGradeTable, rewardChart, transcriptRows, whyText } from "./grade.js";
 import { renderMailList, renderReading, renderStatus } from "./inbox.js";
 
 // A replayed episode's steps as transcript rows.
 function replayRows(rep) {
-  let before = rep.start_grade ? rep.start_grade.value : 0;
+  let before = rep.start_grade || { value: 0, components: {} };
+  let seen = (rep.start || {}).recent_events;
   return rep.steps.map((s) => {
+    const error = s.error ? `${s.error.field} ${s.error.message}` : "";
+    const events = newEvents(seen, s.observation.recent_events);
     const row = { step: s.step, action: s.action, reward: s.reward, grade: s.grade.value,
-      penalty: penaltyOf(before, s.grade.value, s.reward), error: s.error ? `${s.error.field} ${s.error.message}` : "" };
-    before = s.grade.value;
+      penalty: penaltyOf(before.value, s.grade.value, s.reward), error, why: whyText(s.reward, error, events, before, s.grade) };
+    before = s.grade;
+    seen = s.observation.recent_events;
     return row;
   });
 }
@@ -20,7 +24,7 @@ function replayRows(rep) {
 function transcriptSection(rep, other) {
   const rows = replayRows(rep);
   const table = el("table", { class: "grade-table transcript-table" },
-    el("thead", {}, el("tr", {}, ...["Step", "Action", "Reward", "Penalty", "Grade after", "Error"].map((h) => el("th", { scope: "col", text: h })))),
+    el("thead", {}, el("tr", {}, ...["Step", "Action", "Reward", "Penalty", "Grade after", "Why (refusal or penalty)"].map((h) => el("th", { scope: "col", text: h })))),
     el("tbody"));
   const differs = other ? (step) => JSON.stringify((rep.steps[step - 1] || {}).action) !== JSON.stringify((other.steps[step - 1] || {}).action) : null;
   transcriptRows(table.tBodies[0], rows, { onPick: showStep, differs });
