@@ -12,10 +12,8 @@ from fastapi.testclient import TestClient
 
 from inbox_triage.evaluation.runs import RunConfig, run
 from inbox_triage.modes import MODE_VIEWS
-from inbox_triage.server.api_docs import (
-    RESET_EXAMPLES,
-    ROUTES,
-    STEP_EXAMPLES,
+from inbox_triage.server.api_docs import RESET_EXAMPLES, ROUTES, STEP_EXAMPLES
+from inbox_triage.server.api_models import (
     action_models,
     baseline_answer_model,
     baseline_model,
