@@ -8,8 +8,10 @@ missing; on CI (``CI=true``) a missing browser fails the run instead.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -33,6 +35,8 @@ from console_browser import (
 from live_server import running_server
 from test_console import edit_record
 
+from inbox_triage.evaluation.records import EPISODES_FILE
+
 _missing = [
     what
     for what, ok in (
@@ -54,6 +58,11 @@ def runs(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("browser-runs")
     heuristic, _ = make_runs(root)
     edit_record(heuristic, root / "edited-run", seed=0, step=3, priority="mega")  # refused
+    bare = root / "zz-bare-run"  # kept without trajectories (listed last)
+    bare.mkdir()
+    lines = (heuristic / EPISODES_FILE).read_text().splitlines()
+    stripped = [json.dumps({**json.loads(line), "trajectory": []}) for line in lines]
+    (bare / EPISODES_FILE).write_text("\n".join(stripped) + "\n")
     return root
 
 
@@ -963,3 +972,57 @@ def test_a_negative_reward_says_why_beside_it_and_in_the_transcript(page):
     )
     assert why[0] == "" and why[1].startswith("repeat: classify_ticket repeated")
     assert "Why" in page.inner_text("#transcript-table thead")
+
+
+def test_the_replay_step_is_in_the_address_and_a_step_that_is_none_is_said(page):
+    heuristic_runs_listed(page)
+    href = page.locator("#runs-table tbody a").first.get_attribute("href")
+    base = page.url.split("#")[0]
+    page.goto(f"{base}{href}?step=2")
+    page.wait_for_selector("#replay-panes .pane")
+    assert page.input_value("#replay-step") == "2" and "Step 2" in page.inner_text(".pane h4")
+    page.keyboard.press("ArrowRight")
+    assert page.url.endswith("?step=3")
+    page.reload()  # the address brings it back to step 3
+    page.wait_for_selector("#replay-panes .pane")
+    assert page.input_value("#replay-step") == "3" and "Step 3" in page.inner_text(".pane h4")
+    page.fill("#replay-step", "2.5")
+    page.press("#replay-step", "Enter")
+    error = page.locator("#replay-step-error")
+    assert error.is_visible() and "a step is a whole number from 0 to" in error.inner_text()
+    assert "Step 3" in page.inner_text(".pane h4")  # it stays where it was
+    page.fill("#replay-step", "1")
+    page.press("#replay-step", "Enter")
+    assert error.is_hidden() and page.url.endswith("?step=1")
+    page.goto(f"{base}{href}?step=999")
+    page.wait_for_selector("#replay-step-error:not([hidden])")
+    assert 'The address asks for step "999"' in page.inner_text("#replay-step-error")
+    assert "Before the first step" in page.inner_text(".pane")
+
+
+def test_a_replay_of_a_record_without_trajectory_says_so_plainly(page, url):
+    episodes = httpx.get(f"{url}/web/api/episodes", params={"run": "zz-bare-run"}).json()
+    key = quote(episodes["episodes"][0]["key"], safe="")
+    page.goto(page.url.split("#")[0] + f"#/replay/zz-bare-run/{key}")
+    page.wait_for_selector("#replay-panes .refused")
+    said = page.inner_text("#replay-panes")
+    assert "cannot be replayed: the run kept no trajectory" in said and "undefined" not in said
+    assert page.locator("#replay-panes .pane").count() == 0 and page.is_disabled("#replay-forward")
+
+
+def test_the_inbox_sort_of_play_stays_out_of_replay(page):
+    start_episode(page, "triage/easy")
+    page.click("#sort-sla")  # play's inbox sorted by SLA
+    heuristic_runs_listed(page)
+    page.locator("#runs-table tbody a").first.click()
+    page.wait_for_selector("#replay-panes .pane")
+    shown = page.eval_on_selector_all(
+        ".pane .mail-list tbody tr", "rs => rs.map(r => r.dataset.id)"
+    )
+    inbox = page.evaluate("state.replay.a.start.inbox")
+    arrival = [m["email_id"] for m in inbox]
+    by_sla = [m["email_id"] for m in sorted(inbox, key=lambda m: m["sla_deadline"])]
+    assert arrival != by_sla  # (else this would prove nothing)
+    assert shown == arrival
+    page.goto(page.url.split("#")[0] + "#/play")  # play keeps its own order
+    assert page.get_attribute("#sort-sla", "aria-pressed") == "true"

@@ -70,15 +70,15 @@ export function markRead(m) {
   keep(KEPT.seen, { task: state.obs.task_id, seen: state.seen });
 }
 
-export function renderMailList(tbody, obs, selected, onPick, searched = true) {
-  const items = mailItems(obs, searched);
-  if (!items.length && searched && state.search) {
+export function renderMailList(tbody, obs, selected, onPick, play = true) {
+  const items = mailItems(obs, play);
+  if (!items.length && play && state.search) {
     put(tbody, el("tr", {}, el("td", { colspan: 5, class: "muted", text: `No mail matches "${state.search}" (Escape in the search box clears it).` })));
     return items;
   }
-  const play = Boolean(onPick);
+  const marked = Boolean(onPick); // play marks what was read
   put(tbody, ...items.map((m, i) => {
-    const badge = marker(m, play);
+    const badge = marker(m, marked);
     return el("tr", {
       class: `state-${m.state.split(" ")[0]}${i === selected ? " selected" : ""}${badge ? ` ${badge.classList[1]}` : ""}`,
       "aria-selected": i === selected ? "true" : "false",

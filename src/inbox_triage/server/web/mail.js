@@ -20,10 +20,12 @@ export function standing(m) {
   return tier && tier === m.customer_tier ? `${tier} customer` : tier || "";
 }
 
-// One row per email or ticket, whatever the mode; in play, only what the search finds.
-export function mailItems(obs, searched = true) {
+// One row per email or ticket, whatever the mode; in play, only what the search finds, in the
+// order the player chose (a replay or compare shows every mail in arrival order).
+export function mailItems(obs, play = true) {
   let items = listedMail(obs);
-  if (searched && state.search) items = items.filter((m) => matches(m, state.search));
+  if (!play) return items;
+  if (state.search) items = items.filter((m) => matches(m, state.search));
   if (!state.bySla) return items;
   const due = (m) => (m.sla === null || m.sla === undefined ? Infinity : m.sla);
   return [...items].sort((a, b) => due(a) - due(b)); // the most urgent first; handled mail last

@@ -13,24 +13,25 @@ import { takeAction } from "./episode.js";
 import { acceptOffer, comeBack, declineOffer } from "./recover.js";
 import { answerReplace, loadSetup, onModeChange, onTaskChange, startEpisode } from "./setup.js";
 import { compareTicked, episodeHash, loadRuns, selectRunRow, sortableRuns } from "./runs.js";
-import { openReplay, showStep } from "./replay.js";
+import { openReplay, showStep, typedStep } from "./replay.js";
 
 // The parts of "#/view/a/b", decoded; a part that does not decode ("%E0%A4") makes the
 // address not well-formed (null parts), said by the view rather than thrown.
 function route() {
-  const hash = location.hash || "#/play";
+  const [hash, query] = (location.hash || "#/play").split("?");
   let parts;
   try {
     parts = hash.slice(2).split("/").map(decodeURIComponent);
   } catch (_) {
     parts = [hash.slice(2).split("/")[0], null];
   }
+  const step = new URLSearchParams(query || "").get("step"); // #/replay/RUN/KEY?step=N
   const view = parts[0] === "replay" || parts[0] === "compare" ? "replay" : (parts[0] === "runs" ? "runs" : "play");
   for (const name of ["play", "runs", "replay"]) $(`#${name}-view`).hidden = name !== view;
   $("#nav-play").toggleAttribute("aria-current", view === "play");
   $("#nav-runs").toggleAttribute("aria-current", view !== "play");
   if (view === "runs") loadRuns();
-  if (view === "replay") openReplay(parts.includes(null) ? null : parts.slice(1));
+  if (view === "replay") openReplay(parts.includes(null) ? null : parts.slice(1), step);
 }
 
 function typing(target) {
@@ -130,8 +131,8 @@ async function main() {
   $("#replay-back").addEventListener("click", () => showStep(state.replay.step - 1));
   $("#replay-forward").addEventListener("click", () => showStep(state.replay.step + 1));
   $("#replay-last").addEventListener("click", () => showStep(state.replay.total));
-  $("#replay-step").addEventListener("change", (e) => showStep(Number(e.target.value)));
-  $("#replay-step").addEventListener("keydown", (e) => { if (e.key === "Enter") showStep(Number(e.target.value)); });
+  $("#replay-step").addEventListener("change", (e) => typedStep(e.target.value));
+  $("#replay-step").addEventListener("keydown", (e) => { if (e.key === "Enter") typedStep(e.target.value); });
   $("#replay-slider").addEventListener("input", (e) => showStep(Number(e.target.value)));
   sortableRuns();
   const slaHead = [...$("#mail-list").querySelectorAll("thead th")].find((th) => th.textContent === "SLA");

@@ -49,6 +49,7 @@ function clearReplay() {
   put($("#replay-strip"));
   put($("#replay-transcripts"));
   $("#replay-total").textContent = "0";
+  $("#replay-step-error").hidden = true;
   for (const id of ["#replay-step", "#replay-slider"]) { $(id).value = "0"; $(id).max = "0"; }
   replayControls(false);
 }
@@ -61,7 +62,8 @@ function replayControls(on) {
 // re-simulation, a new address) is dropped, so only the last one asked for is drawn.
 let opening = 0;
 
-export async function openReplay(parts) {
+// ``wanted``: the step the address asks for (?step=N), where it names one.
+export async function openReplay(parts, wanted = null) {
   const mine = ++opening;
   clearReplay();
   put($("#replay-panes"), el("p", { class: "muted", text: "Re-simulating…" }));
@@ -86,11 +88,22 @@ export async function openReplay(parts) {
       el("p", {}, el("a", { href: "#/runs", text: "Back to the runs list" })));
     return;
   }
-  replayControls(true);
   $("#replay-title").textContent = parts.length === 2 ? "Replay" : "Compare";
   const r = state.replay;
+  const bare = [r.a, r.b].find((rep) => rep && rep.problem && !rep.steps.length);
+  if (bare) { // nothing was re-simulated (no trajectory kept, a sealed episode): say so, draw nothing
+    state.replay = null;
+    put($("#replay-panes"), el("p", { class: "refused", role: "alert" },
+      `${bare.record.agent} on ${bare.record.task} (seed ${bare.record.seed}, run ${bare.run}) cannot be replayed: ${bare.problem}. `
+      + `Its recorded grade is ${fmt(bare.record.grade)}; the runs list shows its numbers.`),
+    el("p", {}, el("a", { href: "#/runs", text: "Back to the runs list" })));
+    return;
+  }
+  replayControls(true);
   r.total = Math.max(r.a.steps.length, r.b ? r.b.steps.length : 0);
   r.step = r.differs ? Math.max(0, r.differs - 1) : 0;
+  const badWanted = wanted !== null && stepProblem(wanted, r.total);
+  if (wanted !== null && !badWanted) r.step = Number(wanted);
   for (const id of ["#replay-step", "#replay-slider"]) $(id).max = String(r.total);
   $("#replay-total").textContent = String(r.total);
   renderBanner();
@@ -98,6 +111,7 @@ export async function openReplay(parts) {
   put($("#replay-transcripts"), transcriptSection(r.a, r.b), r.b ? transcriptSection(r.b, r.a) : null);
   $("#replay-transcripts").classList.toggle("two", Boolean(r.b));
   showStep(r.step);
+  if (badWanted) stepRefused(wanted, r.total, "The address asks for");
 }
 
 function mismatchText(rep) {
@@ -178,10 +192,36 @@ function paneAt(rep, step, other) {
   return pane;
 }
 
-export function showStep(step) {
+// A step typed or put in the address must be a whole number from 0 to the last step.
+function stepProblem(text, total) {
+  const n = Number(text);
+  return String(text).trim() === "" || !Number.isInteger(n) || n < 0 || n > total;
+}
+
+function stepRefused(text, total, who = "Step") {
+  const box = $("#replay-step-error");
+  box.textContent = `${who} step "${String(text).slice(0, 20)}": a step is a whole number from 0 to ${total}.`;
+  box.hidden = false;
+  $("#replay-step").setAttribute("aria-invalid", "true");
+}
+
+// The step box: a step it cannot go to is said, and the replay stays where it was.
+export function typedStep(text) {
   const r = state.replay;
   if (!r) return;
-  r.step = Math.max(0, Math.min(r.total, step));
+  if (stepProblem(text, r.total)) { stepRefused(text, r.total, "There is no"); return; }
+  showStep(Number(text));
+}
+
+export function showStep(step) {
+  const r = state.replay;
+  if (!r || !Number.isFinite(step)) return;
+  $("#replay-step-error").hidden = true;
+  $("#replay-step").removeAttribute("aria-invalid");
+  r.step = Math.max(0, Math.min(r.total, Math.round(step)));
+  // The step is in the address (replaced, not pushed: stepping fills no history).
+  const base = location.hash.split("?")[0];
+  if (base.startsWith("#/replay/") || base.startsWith("#/compare/")) history.replaceState(null, "", `${base}?step=${r.step}`);
   $("#replay-step").value = String(r.step);
   $("#replay-slider").value = String(r.step);
   $("#replay-first").disabled = $("#replay-back").disabled = r.step === 0;
