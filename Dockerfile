@@ -1,7 +1,7 @@
 # inbox-triage: the OpenEnv server, installed from uv.lock.
 #   docker build -t inbox-triage .
-#   docker run --rm -p 7860:7860 inbox-triage          # Hugging Face Spaces' default port
-#   docker run --rm -e PORT=8000 -p 8000:8000 inbox-triage
+#   docker run --rm -p 8000:8000 inbox-triage          # OpenEnv's port (openenv validate runs it so)
+#   docker run --rm -e PORT=7860 -p 7860:7860 inbox-triage
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -28,13 +28,13 @@ COPY src/ ./src/
 RUN uv sync --frozen --no-dev --no-editable
 
 ENV PATH="/app/.venv/bin:${PATH}" \
-    PORT=7860
+    PORT=8000
 
 USER app
-EXPOSE 7860
+EXPOSE 8000
 
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/health' % os.environ.get('PORT', '7860'), timeout=4)"]
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/health' % os.environ.get('PORT', '8000'), timeout=4)"]
 
 # The `server` script (inbox_triage.server.app:main) listens on 0.0.0.0:$PORT.
 CMD ["server"]

@@ -17,7 +17,7 @@ from inbox_triage.scenarios import ScenarioError
 def serve_command(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "0.0.0.0",
     port: Annotated[
-        int | None, typer.Option(help="Port (default $PORT or 8000; 7860 for HF Spaces).")
+        int | None, typer.Option(help="Port (default $PORT or 8000).")
     ] = None,
     max_sessions: Annotated[
         int | None,
