@@ -909,6 +909,8 @@ def test_a_closed_tabs_episode_is_offered_back_in_a_new_tab_with_the_same_state(
         assert after["task_id"] == before["task_id"] and after["score"] == before["score"]
         assert after["penalties"] == before["penalties"] > 0  # the repeat's penalty, too
         assert second.locator("#transcript-table tbody tr").count() == 2
+        assert second.input_value("#setup-task") == "inbox/medium_billing_bug_mix"
+        assert second.input_value("#setup-seed") == "2"
         second.reload()  # taken back: nothing is offered again
         second.wait_for_selector("body[data-ready='yes']")
         assert second.is_hidden("#recover-offer") and session_id(second) == again
@@ -1026,3 +1028,16 @@ def test_the_inbox_sort_of_play_stays_out_of_replay(page):
     assert shown == arrival
     page.goto(page.url.split("#")[0] + "#/play")  # play keeps its own order
     assert page.get_attribute("#sort-sla", "aria-pressed") == "true"
+
+
+def test_after_a_reload_the_setup_form_shows_the_task_played(page):
+    default = page.input_value("#setup-task")
+    start_episode(page, "triage/generated", seed=3, split="test", difficulty="hard")
+    assert default != "triage/generated"  # (else this would prove nothing)
+    page.reload()
+    page.wait_for_selector("body[data-ready='yes']")
+    assert page.input_value("#setup-mode") == "triage"
+    assert page.input_value("#setup-task") == "triage/generated"
+    assert page.input_value("#setup-split") == "test"
+    assert page.input_value("#setup-difficulty") == "hard"
+    assert page.input_value("#setup-seed") == "3" and page.is_visible("#setup-split")

@@ -11,7 +11,7 @@ import { onSearch, pick, toggleSlaSort } from "./inbox.js";
 import { checkIdle, leaving, noteActivity, saveDraft } from "./session.js";
 import { takeAction } from "./episode.js";
 import { acceptOffer, comeBack, declineOffer } from "./recover.js";
-import { answerReplace, loadSetup, onModeChange, onTaskChange, startEpisode } from "./setup.js";
+import { answerReplace, keepSetup, loadSetup, onModeChange, onTaskChange, startEpisode } from "./setup.js";
 import { compareTicked, episodeHash, loadRuns, selectRunRow, sortableRuns } from "./runs.js";
 import { openReplay, showStep, typedStep } from "./replay.js";
 
@@ -102,6 +102,8 @@ function actKey(key) {
 
 async function main() {
   $("#setup-form").addEventListener("submit", busy(startEpisode));
+  $("#setup-form").addEventListener("change", keepSetup); // after the handlers below have run
+  $("#setup-form").addEventListener("input", keepSetup);
   $("#setup-mode").addEventListener("change", onModeChange);
   $("#setup-task").addEventListener("change", onTaskChange);
   $("#setup-difficulty").addEventListener("change", onTaskChange);

@@ -8,6 +8,7 @@ import { api, keep, kept, KEPT, state } from "./state.js";
 import { cameBack, journal, offerRecovery, recoverable, takeOffer, whyGone } from "./journal.js";
 import { forgetSession, openSession } from "./session.js";
 import { resumeEpisode } from "./episode.js";
+import { showSetup } from "./setup.js";
 
 export async function comeBack() {
   const j = journal();
@@ -53,6 +54,8 @@ async function recoverEpisode(j, why) {
     if (Math.abs(answer.body.reward - row.reward) > 1e-6 || Boolean(err) !== Boolean(row.error)) differs = differs || row.step;
   }
   keep(KEPT.journal, { ...j, session: state.session, leftAt: null });
+  showSetup(j.reset); // the form shows the episode played
+  keep(KEPT.setup, j.reset);
   if (j.leftAt) keep(KEPT.left, null, "local");
   await resumeEpisode();
   const same = differs ? `, but from step ${differs} the replay did not earn what the original did (has the server changed?)`

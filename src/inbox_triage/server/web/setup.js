@@ -2,7 +2,7 @@
 // (asking first before one under way is replaced).
 
 import { $, el, fillSelect, notice, put } from "./dom.js";
-import { api, describeError, keep, KEPT, state } from "./state.js";
+import { api, describeError, keep, kept, KEPT, state } from "./state.js";
 import { refreshGrade, renderTranscript } from "./grade.js";
 import { loadLimits, openSession } from "./session.js";
 import { beginJournal, takeOffer } from "./journal.js";
@@ -49,11 +49,38 @@ export async function loadSetup() {
     k.name, " ",
     el("input", { id: `knob-${k.name}`, name: k.name, type: "number", min: k.min, max: k.max,
       step: k.integer ? 1 : 0.05 }))));
-  const first = state.setup.default_task.split("/")[0];
-  $("#setup-mode").value = first;
+  showSetup({ task: state.setup.default_task });
+  const chosen = kept(KEPT.setup); // what this tab chose last (a reload keeps it)
+  if (chosen) showSetup(chosen);
+}
+
+// The form set to a reset's fields (the episode played, or the choice kept); what this server
+// does not offer is left as it was.
+export function showSetup(body) {
+  const task = state.setup.tasks.find((t) => t.task_id === body.task);
+  if (!task) return;
+  $("#setup-mode").value = task.mode;
   onModeChange();
-  $("#setup-task").value = state.setup.default_task;
+  $("#setup-task").value = task.task_id;
+  for (const name of ["split", "difficulty"]) {
+    const select = $(`#setup-${name}`);
+    if ([...select.options].some((o) => o.value === body[name])) select.value = body[name];
+  }
+  if (Number.isInteger(body.seed)) $("#setup-seed").value = String(body.seed);
+  for (const knob of state.setup.knobs) $(`#knob-${knob.name}`).value = body[knob.name] ?? "";
   onTaskChange();
+}
+
+// The form's choice, kept for a reload.
+export function keepSetup() {
+  const body = { task: $("#setup-task").value, split: $("#setup-split").value, difficulty: $("#setup-difficulty").value };
+  const seed = Number($("#setup-seed").value);
+  if (Number.isInteger(seed)) body.seed = seed;
+  for (const knob of state.setup.knobs) {
+    const value = $(`#knob-${knob.name}`).value;
+    if (value !== "") body[knob.name] = Number(value);
+  }
+  keep(KEPT.setup, body);
 }
 
 // Starting another episode replaces this tab's one: ask first when one is under way.
@@ -78,6 +105,7 @@ export function answerReplace(yes) {
 
 export async function startEpisode(event) {
   event.preventDefault();
+  keepSetup();
   if (inProgress() && !state.replacing) { askToReplace(); return; }
   state.replacing = false;
   $("#replace-confirm").hidden = true;
