@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +21,11 @@ openai = pytest.importorskip("openai")
 from inbox_triage.agents import make_agent  # noqa: E402
 from inbox_triage.env import InboxTriageEnv  # noqa: E402
 from inbox_triage.evaluation import run_episode  # noqa: E402
+from inbox_triage.integrations.verifiers import MAX_TOKENS  # noqa: E402
+from inbox_triage.integrations.verifiers_check import (  # noqa: E402
+    AllRolloutsFailed,
+    raise_if_all_failed,
+)
 
 
 class Scripted(ThreadingHTTPServer):
@@ -94,17 +101,29 @@ def oracle(episode: dict[str, Any]):
     return run_episode(episode["task"], make_agent("oracle"), episode["seed"], **args)
 
 
-def evaluate(server: Scripted, env: Any, scripts: dict[str, list[dict[str, Any]]]) -> list:
-    """Verifiers' own evaluate loop over the env's eval rows, against the scripted server."""
-    server.scripts, server.requests[:] = scripts, []
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+def url(server: ThreadingHTTPServer) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+def run_eval(base_url: str, env: Any, num_examples: int, **kwargs: Any) -> Any:
+    """Verifiers' own evaluate loop over the env's first eval rows, against an endpoint."""
 
     async def run() -> Any:
-        api = openai.AsyncOpenAI(base_url=url, api_key="x", max_retries=0)
+        api = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
         client = vf.OpenAIChatCompletionsClient(api)
-        return await env.evaluate(client=client, model="scripted", num_examples=len(scripts))
+        return await env.evaluate(
+            client=client, model="scripted", num_examples=num_examples, **kwargs
+        )
 
-    return asyncio.run(run())["outputs"]
+    return asyncio.run(run())
+
+
+def evaluate(
+    server: Scripted, env: Any, scripts: dict[str, list[dict[str, Any]]], **kwargs: Any
+) -> list:
+    """Verifiers' own evaluate loop over the env's eval rows, against the scripted server."""
+    server.scripts, server.requests[:] = scripts, []
+    return run_eval(url(server), env, len(scripts), **kwargs)["outputs"]
 
 
 def rows(env: Any) -> list[dict[str, Any]]:
@@ -204,3 +223,146 @@ def test_a_reply_without_a_tool_call_ends_the_rollout_at_the_grade_so_far(server
         partial.step(action)
     assert output["reward"] == pytest.approx(partial.grade().value)
     assert 0 < output["reward"] < 1
+
+
+def limit(request: dict[str, Any]) -> Any:
+    """The request's token limit (verifiers sends ``max_tokens`` as ``max_completion_tokens``)."""
+    return request.get("max_completion_tokens", request.get("max_tokens"))
+
+
+def test_every_model_call_has_a_token_limit_unless_the_caller_sets_one(server):
+    env = vf.load_environment("inbox-triage", mode="ticket", num_examples=1)
+    row = rows(env)[0]
+    script = {key(row): oracle(row["info"]["episode"]).actions[:2]}
+
+    evaluate(server, env, script)  # no sampling arguments: our default
+    assert [limit(r) for r in server.requests] == [MAX_TOKENS] * 3
+    evaluate(server, env, script, sampling_args={"max_tokens": 64})  # the caller's
+    assert [limit(r) for r in server.requests] == [64] * 3
+    evaluate(server, env, script, sampling_args={"max_tokens": None})  # vf-eval without -t
+    assert [limit(r) for r in server.requests] == [MAX_TOKENS] * 3
+    unbounded = vf.load_environment("inbox-triage", mode="ticket", num_examples=1, max_tokens=None)
+    evaluate(server, unbounded, script)
+    assert [limit(r) for r in server.requests] == [None] * 3
+
+
+class Garbage(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint gone wrong: every answer is 200 with a body that is not
+    JSON, so every rollout errors (at once: a 500 would be retried)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = b"<html>upstream error</html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def garbage():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Garbage)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def check(*args: Any) -> subprocess.CompletedProcess[str]:
+    """``python -m inbox_triage.integrations.verifiers_check ARGS``."""
+    command = [sys.executable, "-m", "inbox_triage.integrations.verifiers_check", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+def test_a_run_whose_every_rollout_errored_raises_and_fails_the_check(garbage, tmp_path):
+    env = vf.load_environment("inbox-triage", mode="ticket", num_examples=2)
+    results = run_eval(url(garbage), env, 2, save_results=True, results_path=tmp_path / "run")
+
+    assert len(results["outputs"]) == 2  # evaluate itself returns as if all went well
+    assert all(o["error"] and o["reward"] == 0 for o in results["outputs"])
+    with pytest.raises(AllRolloutsFailed, match="2 of 2 rollouts failed; the first: ModelError"):
+        raise_if_all_failed(results)
+    done = check(tmp_path)  # the saved run, found under the folder
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "results.jsonl: 2 rollouts, 2 failed" in done.stdout
+    assert done.stdout.rstrip().endswith("FAIL: every rollout failed")
+
+
+def test_a_run_that_played_passes_the_check(server, tmp_path):
+    env = vf.load_environment("inbox-triage", mode="ticket", num_examples=2)
+    plays = {key(row): oracle(row["info"]["episode"]) for row in rows(env)}
+    scripts = {k: play.actions for k, play in plays.items()}
+    server.scripts, server.requests[:] = scripts, []
+    results = run_eval(url(server), env, 2, save_results=True, results_path=tmp_path / "run")
+
+    assert raise_if_all_failed(results) == 2
+    assert raise_if_all_failed(results["outputs"], strict=True) == 2
+    done = check(tmp_path / "run" / "results.jsonl")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 rollouts, 0 failed, mean reward of the others 1.000" in done.stdout
+
+
+def test_vf_eval_exits_0_when_every_rollout_errored_and_the_check_exits_1(
+    garbage, server, tmp_path
+):
+    """The documented commands: ``vf-eval ... -s -o DIR``, then the check on DIR."""
+    vf_eval = Path(sys.executable).parent / "vf-eval"
+    env_args = {"mode": "ticket", "num_examples": 2}
+
+    def vf_eval_run(endpoint: str, out: Path) -> subprocess.CompletedProcess[str]:
+        command = [str(vf_eval), "inbox-triage", "-a", json.dumps(env_args), "-m", "scripted"]
+        command += ["-b", endpoint, "-k", "SCRIPTED_KEY", "-n", "2", "-r", "1", "-t", "64"]
+        command += ["-c", "2", "-s", "-o", str(out), "-d", "--max-retries", "0"]
+        environ = {**os.environ, "SCRIPTED_KEY": "x"}
+        return subprocess.run(
+            command, cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=240
+        )
+
+    failed = vf_eval_run(url(garbage), tmp_path / "failed")
+    assert failed.returncode == 0, failed.stderr[-3000:]  # verifiers' own: success
+    done = check(tmp_path / "failed")
+    assert done.returncode == 1 and "2 rollouts, 2 failed" in done.stdout, done.stdout
+
+    env = vf.load_environment("inbox-triage", **env_args)
+    server.scripts = {key(row): oracle(row["info"]["episode"]).actions for row in rows(env)}
+    played = vf_eval_run(url(server), tmp_path / "played")
+    assert played.returncode == 0, played.stderr[-3000:]
+    done = check(tmp_path / "played")
+    assert done.returncode == 0 and "2 rollouts, 0 failed" in done.stdout, done.stdout
+    assert not list(tmp_path.glob("outputs"))  # -o put everything where it was told
+
+
+def test_the_check_reads_verifiers_0_4_traces_and_refuses_what_it_cannot_read(tmp_path):
+    ok = {"ok": True, "errors": [], "traces": [{"ok": True, "rewards": {}}]}
+    bad = {"ok": False, "errors": ["ConnectionClosedOK: 1000 (OK)"], "traces": []}
+    not_ok = {"errors": [], "traces": [{"ok": False, "error": "non-object actions require"}]}
+    files = {
+        "mixed": [ok, bad],
+        "failed": [bad, not_ok],
+        "empty": [],
+    }
+    for name, lines in files.items():
+        (tmp_path / name).mkdir()
+        text = "".join(json.dumps(line) + "\n" for line in lines)
+        (tmp_path / name / "traces.jsonl").write_text(text)
+
+    assert check(tmp_path / "mixed").returncode == 0
+    assert check(tmp_path / "mixed", "--strict").returncode == 1
+    failed = check(tmp_path / "failed")
+    assert failed.returncode == 1 and "first failure: ConnectionClosedOK" in failed.stdout
+    assert check(tmp_path / "empty").returncode == 1  # no rollout: nothing measured
+    assert check(tmp_path / "nowhere").returncode == 2
+    (tmp_path / "broken.jsonl").write_text("{not json\n")
+    assert check(tmp_path / "broken.jsonl").returncode == 2
+    assert check(tmp_path / "mixed", tmp_path / "failed").returncode == 1  # each on its own
+    with pytest.raises(AllRolloutsFailed, match="no rollout"):
+        raise_if_all_failed({"outputs": []})
+    assert raise_if_all_failed([ok, bad]) == 1
+    with pytest.raises(AllRolloutsFailed, match="1 of 2"):
+        raise_if_all_failed([ok, bad], strict=True)

@@ -9,7 +9,11 @@ The reward is the episode's grade, or with ``penalised=True`` the sum of its ste
 grade less penalties and step costs).
 
     pip install -e ".[verifiers]"
-    vf-eval inbox-triage -a '{"mode": "inbox"}' -m MODEL -b http://localhost:8000/v1 -k KEY_VAR
+    vf-eval inbox-triage -a '{"mode": "inbox"}' -m MODEL -b http://localhost:8000/v1 -k KEY_VAR \
+        -t 512 -c 4 -s -o outputs/vf
+    python -m inbox_triage.integrations.verifiers_check outputs/vf   # exit 1: every rollout failed
+
+A model call gets at most ``max_tokens`` (512) tokens where the evaluation sets no limit.
 """
 
 from __future__ import annotations
@@ -34,6 +38,10 @@ from inbox_triage.observations import ObservationMemory
 from inbox_triage.scenarios.generator import KNOBS  # load_environment kwargs that go to reset
 
 STATE_KEY = "inbox_triage"  # the rollout's episode in verifiers' state
+# A model call's token limit where the caller sets none (vf-eval without -t, sampling_args
+# without max_tokens): one tool call, a drafted reply included, fits; a model that rambles
+# (SmolLM2 on a CPU ran 11 minutes without one) stops there. ``max_tokens=None`` lifts it.
+MAX_TOKENS = 512
 ENDED = "The episode has ended: there is nothing more to do."
 
 
@@ -118,7 +126,14 @@ class InboxTriageToolEnv(vf.StatefulToolEnv):
     """A ``StatefulToolEnv`` whose tools are the episode's actions, each call a step of the
     rollout's own in-process episode (the hidden argument ``update_tool_args`` fills)."""
 
-    def __init__(self, first: dict[str, Any], penalised: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        first: dict[str, Any],
+        penalised: bool = False,
+        max_tokens: int | None = MAX_TOKENS,
+        **kwargs: Any,
+    ) -> None:
+        self.default_max_tokens = max_tokens  # a model call's token limit, unless one is given
         weights = [0.0, 1.0] if penalised else [1.0, 0.0]
         rubric = vf.Rubric(funcs=[grade, total_reward], weights=weights)
         rubric.add_metric(invalid_actions)
@@ -135,6 +150,10 @@ class InboxTriageToolEnv(vf.StatefulToolEnv):
         observation = episode.start(dict((state.get("info") or {}).get("episode") or {}))
         state[STATE_KEY] = episode
         state["tool_defs"] = tool_defs(observation)
+        sampling = dict(state.get("sampling_args") or {})
+        given = sampling.get("max_tokens") or sampling.get("max_completion_tokens")
+        if self.default_max_tokens and not given:  # vf-eval without -t sends max_tokens=None
+            state["sampling_args"] = {**sampling, "max_tokens": self.default_max_tokens}
         return state
 
     def update_tool_args(
@@ -210,11 +229,14 @@ def load_environment(
     seed: int = 0,
     task: str | None = None,
     penalised: bool = False,
+    max_tokens: int | None = MAX_TOKENS,
     **kwargs: Any,
 ) -> InboxTriageToolEnv:
     """The environment for verifiers: ``num_examples`` episodes (100 generated ones, or one of
     a named ``task``) from seed ``seed`` on. Generator knobs among ``kwargs`` (``size=40``...)
-    go to every reset; the others to the verifiers environment (``max_turns``...)."""
+    go to every reset; the others to the verifiers environment (``max_turns``,
+    ``timeout_seconds``...). ``max_tokens`` bounds each model call where the evaluation's
+    sampling arguments set no limit (``None``: no bound of ours)."""
     knobs = {k: kwargs.pop(k) for k in list(kwargs) if k in KNOBS}
     count = num_examples if num_examples is not None else (1 if task else 100)
     rows = episodes(mode, split, difficulty, count, seed, task, knobs)
@@ -233,4 +255,6 @@ def load_environment(
         )
 
     kwargs.setdefault("eval_dataset", build)  # vf-eval reads the eval set: the same rows
-    return InboxTriageToolEnv(first, penalised=penalised, dataset=build, **kwargs)
+    return InboxTriageToolEnv(
+        first, penalised=penalised, max_tokens=max_tokens, dataset=build, **kwargs
+    )
