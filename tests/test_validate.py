@@ -18,6 +18,7 @@ from live_server import running_server
 from openenv.validation import Level, run_validation
 from openenv.validation.policy import apply_policy, load_policy
 from openenv.validation.providers import ExecResult
+from openenv.validation.runner import source_digest
 from openenv.validation.types import CheckStatus, Lane, ProviderCapability, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,10 +53,36 @@ def server_url() -> Iterator[str]:
         yield url
 
 
-def test_openenv_validate_passes_on_the_package(tmp_path):
+def package_copy(root: Path, dst: Path) -> Path:
+    """A copy of the files git would commit from ``root`` (tracked, and untracked but not
+    ignored), as a package is shipped: what runs leave in ignored folders (``runs/``, a
+    verifiers run's ``logs/latest`` symlink...) is not the package, and OpenEnv's digest of
+    the tree refuses symlinks and files that change while it reads them. Without git, ``root``."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return root
+    for name in sorted({n for n in listed.decode().split("\0") if n}):
+        src = root / name
+        if src.is_symlink() or src.is_file():  # a tracked file deleted in the tree: skipped
+            (dst / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / name, follow_symlinks=False)  # a tracked link stays one
+    return dst
+
+
+def validate_static(package: Path, saved: Path) -> subprocess.CompletedProcess[str]:
     # `static` is the level that needs no Docker engine (runtime levels build the image).
+    return openenv("validate", str(package), "--level", "static", "--output", str(saved))
+
+
+def test_openenv_validate_passes_on_the_package(tmp_path):
     saved = tmp_path / "report.json"
-    result = openenv("validate", str(ROOT), "--level", "static", "--output", str(saved))
+    result = validate_static(package_copy(ROOT, tmp_path / "package"), saved)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stderr == "" and "WARN" not in result.stdout
     assert result.stdout.rstrip().endswith("Verdict: PASS")
@@ -66,6 +93,27 @@ def test_openenv_validate_passes_on_the_package(tmp_path):
     assert report["manifest"]["execution"]["probe_path"] == "validation/runtime.json"
     checks = {r["check_id"]: r["status"] for r in report["results"]}
     assert checks == {"static.manifest": "pass"}
+
+
+def test_what_runs_leave_in_ignored_folders_is_not_validated(tmp_path):
+    """A verifiers 0.4.0 run leaves ``<run>/logs/latest``, a symlink: in an ignored folder of a
+    checkout, the package copy leaves it out; validated in place, OpenEnv refuses it."""
+    checkout = package_copy(ROOT, tmp_path / "checkout")
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    logs = checkout / "runs" / "verifiers-0.4" / "run" / "logs"
+    (logs / "attempt_1").mkdir(parents=True)
+    (logs / "latest").symlink_to("attempt_1")
+
+    with pytest.raises(ValueError, match="may not contain symbolic links"):
+        source_digest(checkout)  # what `openenv validate` reads the tree with
+    in_place = validate_static(checkout, tmp_path / "in-place.json")
+    assert in_place.returncode != 0
+    assert "package source could not be verified" in in_place.stdout, in_place.stdout
+    copy = package_copy(checkout, tmp_path / "package")
+    assert not (copy / "runs").exists()
+    result = validate_static(copy, tmp_path / "report.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.rstrip().endswith("Verdict: PASS")
 
 
 class _Subject:

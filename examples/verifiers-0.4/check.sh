@@ -100,4 +100,7 @@ step "compare"
 "$project_python" "$helpers" compare --traces "$work/outputs/check/traces.jsonl" \
   --script "$work/oracle.json" --grader "$work/grader.json" \
   --requests "$work/requests.jsonl" --system-prompt "$here/system_prompt.txt"
+
+step "the project's check of a saved run (exit 1 when every episode failed)"
+"$project_python" -m inbox_triage.integrations.verifiers_check --strict "$work/outputs/check"
 step "done"
