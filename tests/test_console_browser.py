@@ -545,9 +545,9 @@ def test_the_inbox_sorts_by_sla_deadline(page):
     start_episode(page, "inbox/medium_billing_bug_mix")
     page.click("#sort-sla")
     left = page.eval_on_selector_all(
-        "#mail-list tbody tr", "rs => rs.map(r => r.cells[3].textContent)"
+        "#mail-list tbody tr", "rs => rs.map(r => r.cells[3].dataset.minutes)"
     )
-    minutes = [int(t.split()[0]) * (-1 if "over" in t else 1) for t in left if "min" in t]
+    minutes = [int(t) for t in left if t is not None]
     assert minutes and minutes == sorted(minutes)
     assert page.get_attribute("#sort-sla", "aria-pressed") == "true"
     chosen = page.get_attribute("#mail-list tbody tr.selected", "data-id")
@@ -1000,6 +1000,11 @@ def test_the_replay_step_is_in_the_address_and_a_step_that_is_none_is_said(page)
     page.wait_for_selector("#replay-step-error:not([hidden])")
     assert 'The address asks for step "999"' in page.inner_text("#replay-step-error")
     assert "Before the first step" in page.inner_text(".pane")
+    # A disabled button looks disabled (the outlined kind too), beside an enabled one.
+    style = "n => [getComputedStyle(n).color, getComputedStyle(n).cursor]"
+    first, forward = (page.eval_on_selector(f"#replay-{b}", style) for b in ("first", "forward"))
+    assert page.is_disabled("#replay-first") and page.is_enabled("#replay-forward")
+    assert first[1] == "not-allowed" and forward[1] == "pointer" and first[0] != forward[0]
 
 
 def test_a_replay_of_a_record_without_trajectory_says_so_plainly(page, url):
@@ -1041,3 +1046,17 @@ def test_after_a_reload_the_setup_form_shows_the_task_played(page):
     assert page.input_value("#setup-split") == "test"
     assert page.input_value("#setup-difficulty") == "hard"
     assert page.input_value("#setup-seed") == "3" and page.is_visible("#setup-split")
+
+
+def test_long_spans_of_time_read_as_days_and_hours(page):
+    start_episode(page, "triage/hard")
+    page.locator("#mail-list tbody tr[data-id='e210']").click()
+    pane = page.inner_text("#reading-pane")
+    assert "30 d before" in pane and "4 h before" in pane and "1 h 50 min before" in pane
+    assert "43200" not in pane
+    slas = page.eval_on_selector_all(
+        "#mail-list tbody td[data-minutes]",
+        "ts => ts.map(t => [+t.dataset.minutes, t.textContent])",
+    )
+    long = [(m, text) for m, text in slas if m >= 60]
+    assert long and all(text.startswith(f"{m // 60} h") for m, text in long), slas

@@ -1,7 +1,7 @@
 // The inbox as a mail client: status bar, mail list (search, SLA sort), reading pane with what
 // was decided, and recent events. Replays reuse its renderers.
 
-import { $, announce, el, fmt, put, secondsText, slaText } from "./dom.js";
+import { $, announce, el, fmt, minutesText, put, secondsText, slaText } from "./dom.js";
 import { api, keep, KEPT, state } from "./state.js";
 import { listedMail, mailItems, standing } from "./mail.js";
 import { buildActionTypes, preselectId, refreshIdOptions } from "./form.js";
@@ -85,7 +85,8 @@ export function renderMailList(tbody, obs, selected, onPick, play = true) {
       "data-id": m.id,
       onclick: onPick ? () => onPick(i) : null,
     }, el("td", { text: m.from || "" }), el("td", { text: m.subject || "" }),
-  el("td", { text: m.tier || "" }), el("td", { class: m.sla !== null && m.sla < obs.now ? "overdue" : "", text: slaText(m.sla, obs.now) }),
+  el("td", { text: m.tier || "" }), el("td", { class: m.sla !== null && m.sla < obs.now ? "overdue" : "", text: slaText(m.sla, obs.now),
+      "data-minutes": m.sla === null || m.sla === undefined ? null : m.sla - obs.now }),
     el("td", { class: "state" }, m.state, badge ? " " : null, badge));
   }));
   return items;
@@ -95,7 +96,7 @@ function renderMessages(list, title) {
   if (!list || !list.length) return null;
   return el("section", {}, el("h5", { text: title }), ...list.map((m) => el("blockquote", {},
     el("p", { class: "muted", text: [m.sender || m.kind, m.minute !== undefined ? `minute ${m.minute}` : null,
-      m.minutes_ago !== undefined ? `${m.minutes_ago} min before` : null].filter(Boolean).join(" · ") }),
+      m.minutes_ago !== undefined ? `${minutesText(m.minutes_ago)} before` : null].filter(Boolean).join(" · ") }),
     el("p", { class: "body", text: typeof m === "string" ? m : (m.body || m.text || JSON.stringify(m)) }))));
 }
 
