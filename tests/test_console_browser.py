@@ -632,7 +632,9 @@ def test_a_bad_replay_address_clears_the_last_replay(page, runs):
     assert page.locator("#replay-strip .cell").count() > 0
     page.evaluate("location.hash = '#/replay/no-such-run/nothing'")
     page.wait_for_selector("#replay-panes .refused")
-    assert "Cannot replay: run" in page.inner_text("#replay-panes")
+    assert "Cannot replay: the run is not a run this server shows" in page.inner_text(
+        "#replay-panes"
+    )
     assert page.inner_text("#replay-banner").strip() == ""
     assert page.locator("#replay-strip .cell").count() == 0
     assert page.locator("#replay-transcripts tr").count() == 0
@@ -675,7 +677,7 @@ def test_an_empty_grade_range_is_refused_with_the_field_marked(page):
     page.fill("#filter-max", "0.1")
     page.click("#filter-button")
     page.wait_for_selector("#filter-min[aria-invalid='true']")
-    assert "min_grade must be at most max_grade" in page.inner_text("#notice")
+    assert "“Grade from” must be at most “Grade to”" in page.inner_text("#notice")
     assert page.evaluate("document.activeElement.id") == "filter-min"
     assert page.locator("#runs-table tbody tr").count() == 0
     assert "refused" in page.inner_text("#runs-count")
@@ -1060,3 +1062,30 @@ def test_long_spans_of_time_read_as_days_and_hours(page):
     )
     long = [(m, text) for m, text in slas if m >= 60]
     assert long and all(text.startswith(f"{m // 60} h") for m, text in long), slas
+
+
+def test_refusals_name_fields_as_the_page_shows_them_in_plain_words(page, url):
+    rows = httpx.get(f"{url}/web/api/episodes", params={"run": "heuristic-run"}).json()
+    seed0, seed1 = (quote(r["key"], safe="") for r in rows["episodes"][:2])
+    page.goto(page.url.split("#")[0] + f"#/compare/heuristic-run/{seed0}/heuristic-run/{seed1}")
+    page.wait_for_selector("#replay-panes .refused")
+    said = page.inner_text("#replay-panes .refused")
+    assert said == (
+        "Cannot compare: the second episode must be an episode of the same task and seed as "
+        "the first episode"
+    )
+    words = page.evaluate(
+        """async () => { const { humanError } = await import('/web/assets/state.js');
+        return [humanError({field: 'flag_review',
+                            message: 'Input should be a valid boolean, unable to interpret input'}),
+                humanError({field: 'seed', message: 'seed must be a non-negative integer, not -1'}),
+                humanError({field: 'size', message: 'size must be a whole number from 1 to 200'}),
+                humanError({field: 'priority', message: 'is not an allowed value',
+                            allowed: ['high', 'low']})]; }"""
+    )
+    assert words == [
+        "flag_review must be true or false",
+        "“Seed” must be a non-negative integer, not -1",
+        "the knob “size” must be a whole number from 1 to 200",
+        "priority is not an allowed value (allowed: high, low)",
+    ]

@@ -2,7 +2,7 @@
 // form, and ended. Apart from the views it drives, so that none of them imports it back.
 
 import { $, el, fmt, put } from "./dom.js";
-import { api, describeError, keep, kept, KEPT, state } from "./state.js";
+import { api, describeError, humanError, keep, kept, KEPT, state } from "./state.js";
 import { journal, saveJournal } from "./journal.js";
 import { renderPolicy } from "./policy.js";
 import { mailItems } from "./mail.js";
@@ -106,14 +106,14 @@ async function step() {
   const err = state.obs.last_action_error;
   // In the journal at once (the tab may go before the grade is asked for): this is what a
   // recovery replays.
-  const row = { step: state.obs.step_count, action, reward, error: err ? `${err.field} ${err.message}` : "", grade: null, penalty: null };
+  const row = { step: state.obs.step_count, action, reward, error: err ? humanError({ ...err, allowed: null }) : "", grade: null, penalty: null };
   state.transcript.push(row);
   saveJournal();
   put(box,
     el("p", {}, el("strong", { text: "Reward " }), el("output", { id: "last-reward", text: fmt(reward, 4) }),
       " ", el("span", { id: "last-why", class: "refused" })),
     el("p", { id: "last-feedback", text: state.obs.last_feedback }),
-    err ? el("p", { class: "refused", role: "alert", text: `Refused: ${err.field} ${err.message}${err.allowed ? " (allowed: " + err.allowed.join(", ") + ")" : ""}` }) : null,
+    err ? el("p", { class: "refused", role: "alert", text: `Refused: ${humanError(err)}` }) : null,
     err ? el("p", { class: "muted", text: "A refused action uses a step and costs the invalid-action penalty, as on every route." }) : null,
     el("p", {}, el("strong", { id: "side-grade-label", text: "Grade so far " }), el("output", { id: "side-grade" }),
       el("a", { href: "#grade-panel", class: "muted", text: " (every component below)" })),

@@ -2,7 +2,7 @@
 // length limits counted as the player writes and refusals marked on the field.
 
 import { $, el, fillSelect, put } from "./dom.js";
-import { state } from "./state.js";
+import { humanError, state } from "./state.js";
 import { listedMail, mailItems } from "./mail.js";
 
 // What the episode's policy asks of free text (GET /web/api/limits: the page reads the
@@ -167,7 +167,7 @@ export function actionFromForm() {
 
 export function showRefusal(e) {
   put($("#step-result"), el("p", { class: "refused", role: "alert" },
-    el("strong", { text: "Refused: " }), `${e.field} ${e.message}${e.allowed || ""}`),
+    el("strong", { text: "Refused: " }), e.text || humanError(e)),
   el("p", { class: "muted", text: "A refused action costs no step." }));
   markRefused(e.field);
 }

@@ -2,7 +2,7 @@
 // /web/api/compare), stepped through side by side with their transcripts.
 
 import { $, el, fmt, put } from "./dom.js";
-import { api, describeError, state } from "./state.js";
+import { api, describeError, humanError, state } from "./state.js";
 import { delta, newEvents, penaltyOf, renderGradeTable, rewardChart, transcriptRows, whyText } from "./grade.js";
 import { renderMailList, renderReading, renderStatus } from "./inbox.js";
 
@@ -11,7 +11,7 @@ function replayRows(rep) {
   let before = rep.start_grade || { value: 0, components: {} };
   let seen = (rep.start || {}).recent_events;
   return rep.steps.map((s) => {
-    const error = s.error ? `${s.error.field} ${s.error.message}` : "";
+    const error = s.error ? humanError({ ...s.error, allowed: null }) : "";
     const events = newEvents(seen, s.observation.recent_events);
     const row = { step: s.step, action: s.action, reward: s.reward, grade: s.grade.value,
       penalty: penaltyOf(before.value, s.grade.value, s.reward), error, why: whyText(s.reward, error, events, before, s.grade) };
@@ -84,7 +84,7 @@ export async function openReplay(parts, wanted = null) {
   if (!answer.ok) {
     state.replay = null;
     const e = describeError(answer.body);
-    put($("#replay-panes"), el("p", { class: "refused", role: "alert", text: `Cannot replay: ${e.field} ${e.message}` }),
+    put($("#replay-panes"), el("p", { class: "refused", role: "alert", text: `Cannot ${parts && parts.length === 4 ? "compare" : "replay"}: ${e.text}` }),
       el("p", {}, el("a", { href: "#/runs", text: "Back to the runs list" })));
     return;
   }
@@ -175,7 +175,7 @@ function paneAt(rep, step, other) {
         el("dd", { text: v, class: differs ? "field-differs" : "", title: differs ? "differs from the other episode's action" : null })])) : null,
       s ? el("p", {}, "Reward ", el("output", { class: "replay-reward", text: fmt(s.reward, 4) }),
         s.reproduced ? " (as recorded)" : el("strong", { class: "refused", text: ` (recorded ${fmt(s.recorded_reward, 4)})` })) : null,
-      s && s.error ? el("p", { class: "refused", text: `Error: ${s.error.field} ${s.error.message}` }) : null,
+      s && s.error ? el("p", { class: "refused", text: `Refused: ${humanError(s.error)}` }) : null,
       s ? el("p", { class: "muted", text: full.last_feedback }) : null),
     el("table", { class: "mail-list" }, el("thead", {}, el("tr", {}, ...["From", "Subject", "Tier", "SLA", "State"].map((h) => el("th", { scope: "col", text: h })))), tbody),
     acted ? el("details", { class: "acted-mail" }, el("summary", { text: `The mail acted on: ${acted.id}` }), el("article", { class: "reading-pane" })) : null,

@@ -21,7 +21,7 @@ export async function loadRuns(event) {
   const answer = await api(`/web/api/episodes?${params}`);
   if (!answer.ok) {
     const e = describeError(answer.body);
-    notice(`Filter refused: ${e.field} ${e.message}${e.allowed}`);
+    notice(`Filter refused: ${e.text}`);
     $("#runs-count").textContent = "No episodes listed: the filter was refused.";
     state.runsRows = [];
     renderRunsTable();

@@ -131,7 +131,7 @@ export async function startEpisode(event) {
   }
   if (!answer.ok) {
     const e = describeError(answer.body);
-    notice(`Could not start: ${e.field} ${e.message}${e.allowed}`);
+    notice(`Could not start: ${e.text}`);
     return;
   }
   notice("");

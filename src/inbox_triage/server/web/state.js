@@ -76,5 +76,36 @@ export async function api(path, options = {}) {
 export function describeError(body) {
   const e = (body && body.error) || {};
   const allowed = Array.isArray(e.allowed) && e.allowed.length ? ` (allowed: ${e.allowed.join(", ")})` : "";
-  return { field: e.field || "request", message: e.message || "was refused", allowed };
+  return { field: e.field || "request", message: e.message || "was refused", allowed, text: humanError(e) };
+}
+
+// A refusal in people's words: the field by the name the page shows it under (never an API
+// parameter such as b_key), its message without the field's name said twice or pydantic's
+// phrasing, and the values allowed.
+const LABELS = {
+  a_run: "the first episode's run", a_key: "the first episode", b_run: "the second episode's run",
+  b_key: "the second episode", run: "the run", key: "the episode", min_grade: "“Grade from”",
+  max_grade: "“Grade to”", seed: "“Seed”", split: "“Split”", difficulty: "“Difficulty”", task: "“Task”",
+  session_id: "this tab's session", body: "the request", address: "the address",
+};
+const PYDANTIC = [
+  [/^Input should be /i, "must be "], [/,? unable to (interpret|parse) [^;]*/i, ""], [/a valid boolean/g, "true or false"],
+  [/a valid integer/g, "a whole number"], [/a valid number/g, "a number"], [/a valid string/g, "text"],
+  [/^Field required$/i, "is required"], [/^Extra inputs are not permitted$/i, "is not a field this takes"],
+];
+
+export function fieldLabel(field) {
+  if (LABELS[field]) return LABELS[field];
+  const knobs = (state.setup && state.setup.knobs) || [];
+  return knobs.some((k) => k.name === field) ? `the knob “${field}”` : field;
+}
+
+export function humanError(e) {
+  const field = (e && e.field) || "request";
+  let message = String((e && e.message) || "was refused");
+  if (message.startsWith(`${field} `)) message = message.slice(field.length + 1); // "seed seed must…"
+  for (const [pattern, words] of PYDANTIC) message = message.replace(pattern, words);
+  message = message.replace(/\b(?:[ab]_(?:run|key)|(?:min|max)_grade)\b/g, (name) => LABELS[name]);
+  const allowed = Array.isArray(e && e.allowed) && e.allowed.length ? ` (allowed: ${e.allowed.join(", ")})` : "";
+  return `${fieldLabel(field)} ${message}${allowed}`;
 }
