@@ -594,7 +594,7 @@ def test_typing_keeps_the_session_and_an_idle_one_is_said_truthfully_and_recover
             # keeps it open (the page tells the server while the player is active).
             tab.select_option("#action-type", "draft_reply")
             tab.focus("#field-value")
-            for _ in range(25):
+            for _ in range(18):  # 3.6 s
                 tab.keyboard.type("w ")
                 tab.wait_for_timeout(200)
             alive = httpx.get(f"{short}/state", headers={"X-Session-Id": session})

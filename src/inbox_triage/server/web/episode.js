@@ -88,7 +88,7 @@ async function step() {
   const answer = await api("/step", { method: "POST", body: JSON.stringify({ action }) });
   const box = $("#step-result");
   if (answer.status === 404) {
-    put(box, el("p", { class: "refused", role: "alert", text: "This tab's session has closed; nothing was done. Start the episode again." }));
+    put(box, el("p", { class: "refused", role: "alert", text: "This tab's session has closed; nothing was done. Recover the episode (above) and act again, or start another." }));
     sessionClosed();
     return;
   }

@@ -135,7 +135,8 @@ export async function startEpisode(event) {
     return;
   }
   notice("");
-  takeOffer(); // a new episode: the one on offer is let go
+  const dropped = takeOffer(); // a new episode: the one on offer is let go
+  if (dropped && dropped.journal.leftAt) keep(KEPT.left, null, "local");
   state.closed = false;
   keep(KEPT.draft, null);
   state.decisions = {};
