@@ -975,6 +975,10 @@ def test_a_negative_reward_says_why_beside_it_and_in_the_transcript(page):
         "#transcript-table tbody tr td.why", "ts => ts.map(t => t.textContent)"
     )
     assert why[0] == "" and why[1].startswith("repeat: classify_ticket repeated")
+    act(page, "request_info", ticket_id="T-210", value="Could you send the two invoice numbers?")
+    assert float(page.inner_text("#last-reward")) < 0  # a needless request: the grade falls
+    last = page.locator("#transcript-table tbody tr td.why").nth(2).inner_text()
+    assert "the grade's info_request fell from 0.00 to -1.00" in last, last
     assert "Why" in page.inner_text("#transcript-table thead")
 
 

@@ -36,9 +36,9 @@ export function whyText(reward, error, events, before, after) {
   for (const e of events) {
     if (PENALISED.has(e.kind) && e.kind !== "invalid_action") parts.push(`${e.kind.replace(/_/g, " ")}${e.ticket_id ? ` on ${e.ticket_id}` : ""}${e.detail ? `: ${e.detail}` : ""}`);
   }
-  const fell = Object.entries((after && after.components) || {}).filter(([name, c]) => before && before.components
-    && before.components[name] && c.score < before.components[name].score - 5e-4)
-    .map(([name, c]) => `${name} ${fmt(before.components[name].score, 2)} → ${fmt(c.score, 2)}`);
+  const was = (name) => (before.components[name] ? before.components[name].score : 0); // one new since: from 0
+  const fell = before && before.components ? Object.entries((after && after.components) || {})
+    .filter(([name, c]) => c.score < was(name) - 5e-4).map(([name, c]) => `${name} fell from ${fmt(was(name), 2)} to ${fmt(c.score, 2)}`) : [];
   if (fell.length) parts.push(`the grade's ${fell.join(", ")}`);
   if (!parts.length) parts.push("the cost of a step in this mode");
   return parts.join("; ");
