@@ -69,7 +69,7 @@ export function offerRecovery(j, why) {
   offered = { journal: j, why };
   const n = j.rows.length;
   const seed = j.reset.seed === undefined ? "" : `, seed ${j.reset.seed}`;
-  put($("#recover-text"), `${why} This tab kept the episode (${j.task}${seed}) and its ${n} action${n === 1 ? "" : "s"}: `
+  put($("#recover-text"), `${why} ${j.leftAt ? "This browser" : "This tab"} kept the episode (${j.task}${seed}) and its ${n} action${n === 1 ? "" : "s"}: `
     + "Recover replays them into a new session, which reaches the same state.");
   $("#recover-offer").hidden = false;
 }

@@ -60,5 +60,5 @@ async function recoverEpisode(j, why) {
   await resumeEpisode();
   const same = differs ? `, but from step ${differs} the replay did not earn what the original did (has the server changed?)`
     : `: the same task, seed and actions gave the same state (step ${state.obs ? state.obs.step_count : n}, the same rewards)`;
-  notice(`Episode recovered. ${why} This tab had kept the episode's setup and its ${n} action${n === 1 ? "" : "s"}, and replayed them into a new session${same}. Play on.`, differs ? "" : "ok");
+  notice(`Episode recovered. ${why} ${j.leftAt ? "This browser" : "This tab"} had kept the episode's setup and its ${n} action${n === 1 ? "" : "s"}, and replayed them into a new session${same}. Play on.`, differs ? "" : "ok");
 }
