@@ -16,9 +16,7 @@ from inbox_triage.scenarios import ScenarioError
 @app.command("serve")
 def serve_command(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "0.0.0.0",
-    port: Annotated[
-        int | None, typer.Option(help="Port (default $PORT or 8000).")
-    ] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default $PORT or 8000).")] = None,
     max_sessions: Annotated[
         int | None,
         typer.Option(
