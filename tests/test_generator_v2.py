@@ -36,10 +36,10 @@ def test_v1_and_v2_play_by_name_and_v3_is_the_default():
 
 
 def test_an_unknown_generator_version_is_refused_by_name():
-    with pytest.raises(ScenarioError, match="versions @v1, @v2, @v3"):
+    with pytest.raises(ScenarioError, match="versions @v1, @v2, @v3, @v4"):
         make_scenario("triage/generated@v7", seed=0)
-    with pytest.raises(ScenarioError, match="generator version 4 is not one of 1, 2, 3"):
-        generate("triage", version=4)
+    with pytest.raises(ScenarioError, match="generator version 5 is not one of 1, 2, 3, 4"):
+        generate("triage", version=5)
 
 
 def test_fixed_tasks_keep_the_policy_they_were_published_with():

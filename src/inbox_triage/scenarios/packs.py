@@ -34,6 +34,8 @@ from inbox_triage.scenarios.loader import ScenarioError, load_policy
 
 PACK_FILE = "pack.yaml"
 PACK_VERSION = 1
+# Packs play on the policy they were published with (v4); v5 came with generator v4.
+PACK_POLICY_VERSION = 4
 DEFAULT_SIZES = {"triage": 10, "ticket": 1, "inbox": 5}
 
 
@@ -316,7 +318,7 @@ def scenario_from_pack(
         objective=f"Handle these tickets from {pack.org.name} following the policy and the "
         "routing guide.",
         org=pack.org,
-        policy=load_policy(),
+        policy=load_policy("support_policy", PACK_POLICY_VERSION),
         settings=settings_for(mode, tickets, pack.org.unlimited_queues),
         tickets=tickets,
         seed=seed,

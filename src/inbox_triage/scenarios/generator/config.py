@@ -85,7 +85,7 @@ SAME_MIX = {"ambiguity": 0.15, "adversarial_rate": 0.12}
 PRESETS: dict[str, GenConfig] = {
     name: replace(config, **SAME_MIX) for name, config in PRESETS_V1.items()
 }
-PRESETS_BY_VERSION = {1: PRESETS_V1, 2: PRESETS_V1, 3: PRESETS}
+PRESETS_BY_VERSION = {1: PRESETS_V1, 2: PRESETS_V1, 3: PRESETS, 4: PRESETS}
 
 # Inbox-mode episodes take several actions per ticket, so their presets hold fewer tickets.
 INBOX_SIZES = {"easy": 3, "medium": 5, "hard": 8}

@@ -28,15 +28,16 @@ from inbox_triage.scenarios.loader import (
 
 # The default org profile, seen through each mode's vocabulary.
 MODE_ORGS = {"triage": "email_triage", "ticket": "support_triage", "inbox": "inbox_ops"}
-GENERATOR_VERSIONS = (1, 2, 3)
+GENERATOR_VERSIONS = (1, 2, 3, 4)
 LATEST = 3
 # The org profile versions and the policy version each generator version plays on.
 _ORG_VERSIONS = {
     1: {"triage": 2, "ticket": 1, "inbox": 2},
     2: {"triage": 3, "ticket": 3, "inbox": 3},
     3: {"triage": 4, "ticket": 3, "inbox": 4},
+    4: {"triage": 4, "ticket": 3, "inbox": 4},
 }
-POLICY_VERSIONS = {1: 2, 2: 3, 3: 4}
+POLICY_VERSIONS = {1: 2, 2: 3, 3: 4, 4: 5}
 
 
 def mode_org(mode: str, version: int = 1) -> OrgProfile:

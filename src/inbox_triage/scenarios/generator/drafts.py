@@ -79,3 +79,4 @@ class Draft:
     slots: dict[str, str]
     original: int | None = None
     family: int = 0  # the phrasing family (0 test, 1 validation, 2+ train)
+    written: Any = None  # the whole-written email it came from (generator v4), if any

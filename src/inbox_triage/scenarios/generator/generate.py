@@ -49,7 +49,8 @@ from inbox_triage.scenarios.generator.v3 import (
     settings_v3,
     shuffled,
 )
-from inbox_triage.scenarios.generator.writing import reference_texts
+from inbox_triage.scenarios.generator.whole import compose_whole, has_mail, written_reference
+from inbox_triage.scenarios.generator.writing import AGENTS, acknowledged, reference_texts
 from inbox_triage.scenarios.loader import ScenarioError, load_policy
 
 
@@ -61,6 +62,8 @@ def _eligible(
     """(plain, ambiguous, adversarial) situations that fit a mode."""
     every: tuple[AnySituation, ...] = load_situations() if version == 1 else load_situations_v2()
     fits = [s for s in every if mode in s.modes]
+    if version >= 4:  # mail written whole, where every split has some
+        fits = [s for s in fits if isinstance(s, SituationV2) and has_mail(s)]
     scam = ("lookalike", "scammer")
     adversarial = tuple(s for s in fits if s.sender in scam or s.handling.priority == "spam")
     ambiguous = tuple(s for s in fits if s.ambiguous)
@@ -81,9 +84,18 @@ def _pick_situation(
 
 
 def _draft_v2(
-    rng: random.Random, mode: Mode, split: str, config: GenConfig, situation: SituationV2
+    rng: random.Random,
+    mode: Mode,
+    split: str,
+    config: GenConfig,
+    situation: SituationV2,
+    version: int = 2,
 ) -> Draft:
-    mail = compose(rng, situation, split, config.texture_rate, config.adversarial_rate)
+    written = None
+    if version >= 4:
+        mail, written = compose_whole(rng, situation, split, config.adversarial_rate)
+    else:
+        mail = compose(rng, situation, split, config.texture_rate, config.adversarial_rate)
     ticket = {
         "sender": mail.sender,
         "customer": mail.customer,
@@ -94,7 +106,11 @@ def _draft_v2(
         "follow_up": mail.follow_up,
     }
     truth = truth_for(mode, situation, mail.customer.tier, mail.slots, duplicate=False)
-    return Draft(situation, ticket, truth, mail.slots, family=mail.family)
+    if written is not None and written.needs_info is not None:
+        truth = truth.model_copy(update={"needs_info": written.needs_info})
+    if written is not None and written.flag_review and mode == "triage":
+        truth = truth.model_copy(update={"flag_review": True})
+    return Draft(situation, ticket, truth, mail.slots, family=mail.family, written=written)
 
 
 def _duplicate_v2(rng: random.Random, mode: Mode, original: Draft, split: str) -> Draft:
@@ -105,13 +121,22 @@ def _duplicate_v2(rng: random.Random, mode: Mode, original: Draft, split: str) -
         **original.ticket,
         "sender": customer.email,
         "subject": subject if subject.startswith("Re: ") else "Re: " + subject,
-        "body": duplicate_body(rng, split, original.slots),
+        "body": original.ticket["follow_up"]
+        if original.written is not None and original.ticket["follow_up"]
+        else duplicate_body(rng, split, original.slots),
         "thread": (),
         "customer_reply": None,
         "follow_up": None,
     }
     truth = truth_for(mode, original.situation, customer.tier, original.slots, duplicate=True)
-    return Draft(original.situation, ticket, truth, original.slots, family=original.family)
+    return Draft(
+        original.situation,
+        ticket,
+        truth,
+        original.slots,
+        family=original.family,
+        written=original.written,
+    )
 
 
 # ------------------------------------------------------------------------------- assembly
@@ -182,7 +207,7 @@ def _build(
     while len(drafts) < config.size:
         situation = _pick_situation(rng, mode, config, version)
         if isinstance(situation, SituationV2):
-            draft = _draft_v2(rng, mode, split, config, situation)
+            draft = _draft_v2(rng, mode, split, config, situation, version)
             if version >= 3:
                 customer = records(rng, draft)
                 draft.ticket["customer"] = customer
@@ -265,7 +290,26 @@ def _reference(draft: Draft) -> Reference | None:
     text = "\n".join([ticket["subject"], ticket["body"], *(m.body for m in ticket["thread"])])
     rng = random.Random(f"writing|{ticket['subject']}|{ticket['body']}")
     chased = bool(ticket["thread"]) or draft.original is not None
-    return reference_texts(draft.situation.id, draft.slots, text, rng, draft.family, chased)
+    if draft.written is None:
+        return reference_texts(draft.situation.id, draft.slots, text, rng, draft.family, chased)
+    # A whole-written email carries its own texts, written for it by a support lead; the
+    # situation's patterns stay behind them for the oracle to weigh.
+    own = written_reference(
+        draft.written, draft.slots, draft.slots.get("agent") or rng.choice(AGENTS)
+    )
+    if draft.original is not None:
+        own = own.model_copy(update={"replies": acknowledged(rng, own.replies, draft.slots)})
+    try:
+        patterns = reference_texts(draft.situation.id, draft.slots, text, rng, -1, chased)
+    except ScenarioError:  # no pattern fits this writer's email: its own texts stand alone
+        patterns = None
+    if patterns is None:
+        return own
+    return Reference(
+        summaries=(*own.summaries, *patterns.summaries),
+        replies=(*own.replies, *patterns.replies),
+        requests=(*own.requests, *patterns.requests),
+    )
 
 
 def _customer_lines(split: str, version: int) -> CustomerLines:

@@ -267,3 +267,24 @@ def slots_v2(
         sender_domain=writer.org.domain,
     )
     return Slots(rng, ctx, fixed), writer
+
+
+def identifier_slots(
+    rng: random.Random,
+    pool: EntitiesV2,
+    tier: str,
+    writer_first: str,
+    imitates: str | None = None,
+) -> Slots:
+    """Ids, sums, dates, plans and co-workers drawn when a whole-written email first names
+    them (the writer chose the rest): plans and seats fit the tier, a co-worker is not the
+    writer, a scam's look-alike domain imitates whom it pretends to be."""
+    ctx = _Context(
+        pool=pool,
+        tier=tier,
+        writer_first=writer_first,
+        products=_products_of(("web_app", "service")),
+        vendor=rng.choice(pool.vendors) if imitates == "vendor" else None,
+        imitates=imitates,
+    )
+    return Slots(rng, ctx, {"our_company": pool.our_company, "our_domain": pool.our_domain})

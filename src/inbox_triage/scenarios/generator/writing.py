@@ -141,6 +141,17 @@ def _acknowledge(reply: str, opener: str) -> str:
     return f"{greeting}\n\n{opener} {body}"
 
 
+def acknowledged(
+    rng: random.Random, replies: tuple[str, ...], slots: dict[str, str]
+) -> tuple[str, ...]:
+    """The replies, each telling a sender who had to write again that we are sorry."""
+    openers = chased_openers()
+    if not replies or not openers:
+        return replies
+    opener = rng.choice(openers).format_map(slots)
+    return tuple(_acknowledge(r, opener) for r in replies)
+
+
 def reference_texts(
     situation: str,
     slots: dict[str, str],
@@ -161,10 +172,8 @@ def reference_texts(
     if not summaries:
         raise ScenarioError(f"no summary pattern of {situation!r} fits the email")
     replies = _candidates(rng, (own.reply, writing.reply), filled, text)
-    openers = chased_openers()
-    if replies and chased and openers:
-        opener = rng.choice(openers).format_map(filled)
-        replies = tuple(_acknowledge(r, opener) for r in replies)
+    if chased:
+        replies = acknowledged(rng, replies, filled)
     return Reference(
         summaries=summaries,
         replies=replies,

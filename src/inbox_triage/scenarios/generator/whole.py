@@ -1,0 +1,337 @@
+"""Generator data v3: emails written whole, each by one writer as one sender (issue 32).
+
+Composing mail from parts (``compose.py``) made mismatches inevitable: a warehouse supervisor at
+a mortgage firm, a footer that fits nothing, one stock sentence under many senders. Here each
+email was written as a person on a persona card (organisation and its kind, role,
+relationship, mood, what happened, what they want), with its own subject, earlier message,
+answer to an information request and chase; a support lead then wrote its summary, reply and
+request. An episode varies only identifiers: the sender's name from the split's pool, their
+organisation among three names of the same kind the writer gave, ids, amounts and dates, and
+outside references in the format the writer declared (a police force writes police numbers).
+
+Files: ``data/generator/mail/<situation>.yaml``; each email names its split, so a writer's
+email is in one split only.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+import unicodedata
+from functools import cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from inbox_triage.domain import Customer, CustomerReply, ThreadMessage
+from inbox_triage.domain.models import Reference
+from inbox_triage.scenarios.generator.compose import Composed
+from inbox_triage.scenarios.generator.config import SPLIT_INDEX, SPLITS
+from inbox_triage.scenarios.generator.people import Slots, _lookalike, identifier_slots, pool_v2
+from inbox_triage.scenarios.generator.schema_v2 import SituationV2
+from inbox_triage.scenarios.generator.writing import AGENTS
+from inbox_triage.scenarios.loader import ScenarioError, data_root, read_yaml
+
+Split = Literal["train", "validation", "test"]
+Address = Literal["work", "personal", "system", "lookalike"]
+# What a writer may leave to the episode: who, which organisation, ids, sums and dates.
+WHOLE_SLOTS = frozenset(
+    """first_name last_name full_name company email colleague colleague_first our_company
+    our_domain account_id invoice_id order_id tracking_id card_last4 amount amount2 date weekday
+    morning_time afternoon_time plan seats days ref ref2 vendor lookalike_domain agent""".split()
+)
+# The mailboxes private people write from.
+PRICES = {
+    "standard": (12, 19, 29, 39, 49, 79, 99, 149),
+    "premium": (49, 99, 149, 199, 299, 499),
+    "vip": (299, 499, 899, 1200, 2400),
+    "enterprise": (1200, 2400, 4800, 9600, 18000),
+}
+# Who our own mail comes from: a phish imitating our IT, a notice from our own systems.
+IT_DESKS = ("IT Service Desk", "IT Support", "Mail Administration", "IT Helpdesk")
+SYSTEMS = ("Monitoring", "Operations", "Platform Alerts", "Backup Service")
+PERSONAL_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me", "gmx.net")
+_LEGAL_FORMS = re.compile(r"\b(ltd|llp|llc|inc|plc|gmbh|co|limited|the)\b\.?", re.I)
+_FIELD = string.Formatter()
+
+
+def slots_of(text: str) -> frozenset[str]:
+    return frozenset(name for _, name, _, _ in _FIELD.parse(text) if name)
+
+
+class Persona(BaseModel):
+    """Who wrote: the card the writer wrote as (kept for readers and for coherence checks)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    org_kind: str
+    org_names: tuple[str, ...] = Field(description="three names of the same kind, or none")
+    address: Address
+    role: str
+    relationship: str
+    tier: str | None = None
+    mood: str
+    happened: str
+    wants: str
+    refs: dict[str, str] = Field(
+        default_factory=dict, description="formats of {ref}/{ref2}: # a digit, @ a capital"
+    )
+
+
+class WrittenReference(BaseModel):
+    """What a support lead wrote for this email: the oracle's texts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    summary: str
+    reply: str | None = None
+    request: str | None = None
+
+
+class WrittenEmail(BaseModel):
+    """One email, written whole."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    split: Split
+    persona: Persona
+    subject: str
+    body: str
+    earlier: str | None = None
+    answer: str | None = None
+    follow_up: str | None = None
+    needs_info: bool | None = Field(
+        None,
+        description="False where this email already holds the evidence its situation usually "
+        "lacks: a blind reader saw no need to ask (the truth corrected for this email, R1)",
+    )
+    flag_review: bool | None = Field(
+        None,
+        description="True where this email also raises what the policy flags (a threat to leave "
+        "under V4, say) though its situation usually does not: the truth corrected for it",
+    )
+    reference: WrittenReference
+
+    def texts(self) -> dict[str, str]:
+        ref = self.reference
+        named = {
+            "subject": self.subject,
+            "body": self.body,
+            "earlier": self.earlier,
+            "answer": self.answer,
+            "follow_up": self.follow_up,
+            "summary": ref.summary,
+            "reply": ref.reply,
+            "request": ref.request,
+        }
+        return {k: v for k, v in named.items() if v}
+
+    @model_validator(mode="after")
+    def _slots(self) -> WrittenEmail:
+        if self.needs_info is True:
+            raise ValueError(
+                "needs_info may only say False (the email holds what is usually asked)"
+            )
+        if self.flag_review is False:
+            raise ValueError(
+                "flag_review may only say True (the email raises what the policy flags)"
+            )
+        for where, text in self.texts().items():
+            used = slots_of(text)
+            unknown = used - WHOLE_SLOTS
+            if unknown:
+                raise ValueError(f"{where}: unknown slots {sorted(unknown)}")
+            undeclared = {r for r in ("ref", "ref2") if r in used} - set(self.persona.refs)
+            if undeclared:
+                raise ValueError(f"{where}: no format for {sorted(undeclared)} in persona.refs")
+            if "company" in used and not self.persona.org_names:
+                raise ValueError(f"{where}: {{company}} with no org_names")
+        return self
+
+
+class MailFile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    situation: str
+    emails: tuple[WrittenEmail, ...] = Field(min_length=1)
+
+
+@cache
+def load_mail() -> dict[str, tuple[WrittenEmail, ...]]:
+    """Every situation's whole emails (``data/generator/mail/*.yaml``)."""
+    found: dict[str, tuple[WrittenEmail, ...]] = {}
+    for path in sorted((data_root() / "generator" / "mail").glob("*.yaml")):
+        try:
+            parsed = MailFile.model_validate(read_yaml(path))
+        except ValueError as exc:
+            raise ScenarioError(f"generator/mail/{path.name} does not validate:\n{exc}") from exc
+        if parsed.situation in found:
+            raise ScenarioError(f"situation {parsed.situation!r} has two mail files")
+        found[parsed.situation] = parsed.emails
+    return found
+
+
+def emails_for(situation: SituationV2, split: str) -> tuple[WrittenEmail, ...]:
+    """The situation's emails of one split."""
+    return tuple(e for e in load_mail().get(situation.id, ()) if e.split == split)
+
+
+def has_mail(situation: SituationV2) -> bool:
+    """Whether every split has an email of this situation."""
+    return all(emails_for(situation, split) for split in SPLITS)
+
+
+def _signed_by_person(email: WrittenEmail) -> bool:
+    """Whether the writer signed the email with the sender's own name."""
+    return bool(slots_of(email.body) & {"first_name", "last_name", "full_name"})
+
+
+def _domain(name: str, tld: str) -> str:
+    """An organisation's web domain from its name ("Riverside Vets Ltd" -> riversidevets.com)."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    bare = _LEGAL_FORMS.sub("", ascii_name.replace("&", " and "))
+    slug = re.sub(r"[^a-z0-9]", "", bare.lower())
+    words = re.findall(r"[A-Za-z0-9]+", bare)
+    if len(slug) > 24 and len(words) >= 3:  # a long name goes by its initials, as bodies do
+        slug = "".join(w[0] for w in words if w.lower() not in ("and", "of", "for")).lower()
+    return f"{slug or 'mail'}.{tld}"
+
+
+def _reference_number(rng: random.Random, pattern: str) -> str:
+    """A reference in the writer's format: ``#`` a digit, ``@`` a capital letter."""
+    out = (
+        str(rng.randrange(10)) if c == "#" else chr(65 + rng.randrange(26)) if c == "@" else c
+        for c in pattern
+    )
+    return "".join(out)
+
+
+def _fill(text: str | None, slots: dict[str, str]) -> str | None:
+    return None if text is None else text.format_map(slots).strip()
+
+
+def compose_whole(
+    rng: random.Random, situation: SituationV2, split: str, adversarial_rate: float
+) -> tuple[Composed, WrittenEmail]:
+    """One of the situation's written emails, with this episode's names, ids and dates."""
+    choices = emails_for(situation, split)
+    if not choices:
+        raise ScenarioError(f"situation {situation.id!r} has no written mail in {split!r}")
+    index = rng.randrange(len(choices))
+    email = choices[index]
+    persona = email.persona
+    pool = pool_v2(split)
+    role = situation.sender
+    tier = persona.tier if role == "customer" and persona.tier else "standard"
+    first, last = rng.choice(pool.first_names), rng.choice(pool.last_names)
+    if role == "colleague":
+        org_name, domain = pool.our_company, pool.our_domain
+    elif persona.org_names:
+        org_name = rng.choice(persona.org_names)
+        domain = _domain(org_name, "gov" if role == "public_body" else "com")
+    else:
+        org_name, domain = "", ""
+    slots = identifier_slots(rng, pool, tier, first, imitates=situation.imitates)
+    slots.update(
+        first_name=first,
+        last_name=last,
+        full_name=f"{first} {last}",
+        company=org_name,
+        **{k: _reference_number(rng, v) for k, v in persona.refs.items()},
+    )
+    slots["agent"] = rng.choice(AGENTS)  # who answers for us, greeted by the sender's answer
+    # Sums a customer of this tier would see (readers flagged "$1,805.19" for a small plan).
+    slots["amount"], slots["amount2"] = (
+        f"${rng.choice(PRICES[tier]):,}.{rng.choice(('00', '00', '99'))}" for _ in range(2)
+    )
+    local = f"{first}.{last}".lower().replace(" ", "").replace("'", "")
+    address_kind = persona.address
+    if address_kind == "system" and _signed_by_person(email):
+        address_kind = "work"  # an auto-reply or a note signed by a person comes from their mailbox
+    display = f"{first} {last}"
+    if address_kind == "lookalike":
+        if org_name:  # a scam imitating a supplier writes from a lookalike of its domain
+            domain = _lookalike(rng, _domain(org_name, "com"))
+            display = org_name
+            # the body names the supplier the From line shows, and links to the same lookalike
+            slots.update(vendor=org_name, vendor_domain=_domain(org_name, "com"))
+            slots["lookalike_domain"] = domain
+            local = rng.choice(("accounts", "billing", "invoices", "finance"))
+        elif situation.imitates == "vendor":  # a supplier of ours, drawn for the episode
+            domain = slots["lookalike_domain"]
+            display = slots["vendor"]
+            local = rng.choice(("accounts", "billing", "invoices", "finance"))
+        else:  # imitating us: our own IT, from a lookalike of our domain
+            domain = slots["lookalike_domain"]
+            display = f"{pool.our_company} {rng.choice(IT_DESKS)}"
+            local = rng.choice(("it-support", "helpdesk", "mailadmin", "security"))
+    elif address_kind == "system":
+        local = rng.choice(("no-reply", "notifications", "alerts", "noreply"))
+        if not domain:  # an automated notice with no organisation named is our own system's
+            org_name, domain = "", pool.our_domain
+            display = f"{pool.our_company} {rng.choice(SYSTEMS)}"
+        else:
+            display = org_name
+    elif address_kind == "personal" or not domain:
+        domain = rng.choice(PERSONAL_DOMAINS)
+    address = f"{local}@{domain}"
+    slots["email"] = address
+    body = _fill(email.body, slots) or ""
+    thread: tuple[ThreadMessage, ...] = ()
+    if email.earlier:
+        minutes = rng.randrange(900, 5000)
+        ack = rng.choice(pool.support_acks).format_map(
+            slots.over(case_number=f"CS-{rng.randrange(100000, 999999)}")
+        )
+        thread = (
+            ThreadMessage(
+                sender=address, body=_fill(email.earlier, slots) or "", minutes_ago=minutes
+            ),
+            ThreadMessage(
+                sender=f"support@{pool.our_domain}",
+                body=ack,
+                minutes_ago=minutes - rng.randrange(2, 30),
+            ),
+        )
+    # Stock injections appended to written mail read as defects to every reader (all six in
+    # the first blind review were rated 2): a real inbox sees them rarely.
+    if role == "customer" and rng.random() < adversarial_rate / 4:
+        body = f"{body}\n\n{rng.choice(pool.injections)}"
+    customer = role == "customer"
+    needs_info = situation.handling.needs_info if email.needs_info is None else email.needs_info
+    answer = (
+        _fill(email.answer, slots)
+        if customer and needs_info and email.answer
+        else rng.choice(pool.unneeded_answers)
+    )
+    composed = Composed(
+        subject=_fill(email.subject, slots) or "",
+        body=body,
+        sender=address,
+        customer=Customer(
+            name=display,
+            email=address,
+            tier=tier,
+            account_id=slots["account_id"] if customer else None,
+            company=org_name or None,
+            role=role,
+        ),
+        thread=thread,
+        customer_reply=CustomerReply(body=answer or "", delay_minutes=rng.choice((15, 20, 25, 30))),
+        follow_up=_fill(email.follow_up, slots) if customer else None,
+        slots=slots,
+        family=SPLIT_INDEX[split] if split != "train" else 2 + index,
+    )
+    return composed, email
+
+
+def written_reference(email: WrittenEmail, slots: dict[str, str], agent: str) -> Reference:
+    """The support lead's texts for this email, with this episode's names and ids."""
+    filled = slots.over(agent=agent) if isinstance(slots, Slots) else {**slots, "agent": agent}
+    ref = email.reference
+    return Reference(
+        summaries=(ref.summary.format_map(filled).strip(),),
+        replies=(ref.reply.format_map(filled).strip(),) if ref.reply else (),
+        requests=(ref.request.format_map(filled).strip(),) if ref.request else (),
+    )

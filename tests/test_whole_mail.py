@@ -1,0 +1,174 @@
+"""Generator v4: mail written whole (issue 32). Each email is one writer's message as one sender;
+an episode varies only names, ids, sums and dates. These tests hold the data and the generator
+to what readers check: one person per email, organisations that fit, references in the
+writer's format, splits that share no writing, and a support lead's texts that the oracle sends."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import pytest
+
+from inbox_triage.agents import make_agent
+from inbox_triage.evaluation.runner import run_episode
+from inbox_triage.scenarios.generator.data import load_situations_v2
+from inbox_triage.scenarios.generator.generate import generate, generate_with_origins
+from inbox_triage.scenarios.generator.people import pool_v2
+from inbox_triage.scenarios.generator.whole import _domain, has_mail, load_mail
+
+MIN_EMAILS = 4  # per situation, for now (the issue's target is 25)
+SHINGLE = 5  # words per run when two emails are compared
+NEAR_COPY = 0.3  # Jaccard of their runs: the benchmark calls 0.5 a near-duplicate
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", re.sub(r"\{[a-z_0-9]+\}", " ", text.lower()))
+
+
+def test_nearly_every_situation_is_written_whole_in_every_split() -> None:
+    """Generator v4 plays a situation once every split has verified mail for it. Two are out
+    for now: blind readers asked for details (the new address, proof for a two-step reset)
+    where the truth needs none, and no email was kept in some split."""
+    mail = load_mail()
+    playable = [s for s in load_situations_v2() if has_mail(s)]
+    assert len(playable) >= 55, sorted(
+        set(s.id for s in load_situations_v2()) - {s.id for s in playable}
+    )
+    for situation in playable:
+        emails = mail[situation.id]
+        assert len(emails) >= MIN_EMAILS, situation.id
+        if situation.sender == "customer":
+            assert all(e.persona.tier in situation.tiers for e in emails), situation.id
+            assert all(e.follow_up for e in emails), situation.id
+        if situation.handling.needs_info:
+            asked = [e for e in emails if e.needs_info is not False]
+            assert all(e.answer and e.reference.request for e in asked), situation.id
+
+
+def test_episodes_draw_only_situations_with_mail_in_their_split() -> None:
+    playable = {s.id for s in load_situations_v2() if has_mail(s)}
+    for seed in range(10):
+        _, origins = generate_with_origins("triage", "validation", "hard", seed, version=4)
+        assert {o.situation for o in origins} <= playable
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = _words(text)
+    return {tuple(words[i : i + SHINGLE]) for i in range(len(words) - SHINGLE + 1)}
+
+
+def test_no_email_is_a_near_copy_of_another() -> None:
+    """Every email was written on its own: no two of all the written mail share a third of
+    their five-word runs (names and ids aside), within a split or across splits, so a memoriser
+    of train gains nothing on test and no template siblings hide in the data."""
+    emails = [
+        (situation, email.split, _shingles(f"{email.subject} {email.body}"))
+        for situation, written in load_mail().items()
+        for email in written
+    ]
+    for i, (situation_a, split_a, a) in enumerate(emails):
+        for situation_b, split_b, b in emails[i + 1 :]:
+            overlap = len(a & b) / max(1, len(a | b))
+            assert overlap < NEAR_COPY, (situation_a, split_a, situation_b, split_b, overlap)
+
+
+def test_an_email_is_one_person_at_one_organisation() -> None:
+    """The signature's name is the sender's, their address is at the organisation they
+    name, and a second message from them (a duplicate) comes from the same address."""
+    checked = 0
+    for seed in range(12):
+        scenario, origins = generate_with_origins("triage", "test", "hard", seed, version=4)
+        by_id = {t.id: t for t in scenario.tickets}
+        for ticket, origin in zip(scenario.tickets, origins, strict=True):
+            c = ticket.customer
+            people = ("customer", "prospect", "press", "lawyer", "public_body", "colleague")
+            if c.role in people and not origin.duplicate:  # a short chaser needs no signature
+                assert c.name.split()[0] in ticket.body, (origin, c.name, ticket.body[-200:])
+                checked += 1
+            if c.company and c.role not in ("colleague", "scammer", "notice"):
+                domain = ticket.sender.split("@")[1]
+                if not domain.endswith(
+                    ("gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me", "gmx.net")
+                ):
+                    assert domain.split(".")[0] == _domain(c.company, "com").split(".")[0]
+        for ticket, origin in zip(scenario.tickets, origins, strict=True):
+            if origin.duplicate:
+                others = [t for t in by_id.values() if t.customer == ticket.customer]
+                assert len(others) == 2 and len({t.sender for t in others}) == 1
+    assert checked > 50
+
+
+def test_outside_references_follow_the_writers_format() -> None:
+    """A police force writes police references, a court its case numbers: every {ref} is
+    filled in the format its writer declared."""
+    seen = 0
+    for seed in range(60):
+        scenario = generate("triage", "train", "medium", seed, version=4)
+        for ticket in scenario.tickets:
+            for situation_emails in load_mail().values():
+                for email in situation_emails:
+                    for pattern in email.persona.refs.values():
+                        shape = re.escape(pattern).replace("\\#", "#").replace("\\@", "@")
+                        shape = shape.replace("#", r"\d").replace("@", "[A-Z]")
+                        if re.search(shape, ticket.body):
+                            seen += 1
+    assert seen > 0
+
+
+def test_the_same_arguments_give_the_same_episode() -> None:
+    a = generate("inbox", "validation", "hard", 5, version=4)
+    b = generate("inbox", "validation", "hard", 5, version=4)
+    assert a.model_dump_json() == b.model_dump_json()
+    c = generate("inbox", "validation", "hard", 6, version=4)
+    assert a.model_dump_json() != c.model_dump_json()
+
+
+def test_the_support_leads_texts_greet_whoever_wrote() -> None:
+    """The reference reply opens with the sender's own name (a law firm's writer, not the
+    person its letter names)."""
+    for seed in range(20):
+        for ticket in generate("triage", "test", "medium", seed, version=4).tickets:
+            ref = ticket.truth.reference
+            if ref is None or not ref.replies:
+                continue
+            greeting = ref.replies[0].splitlines()[0]
+            name = ticket.customer.name
+            assert name.split()[0] in greeting or name.split()[-1] in greeting, (
+                greeting,
+                name,
+            )
+
+
+@pytest.mark.parametrize("mode", ["triage", "ticket", "inbox"])
+def test_the_oracle_scores_full_marks_on_whole_mail(mode: str) -> None:
+    for split in ("test", "train"):
+        for seed in range(4):
+            episode = run_episode(
+                f"{mode}/generated@v4", make_agent("oracle"), seed, split=split, difficulty="hard"
+            )
+            assert episode.grade >= 0.999, (mode, split, seed, episode.components)
+
+
+def test_who_a_message_is_from_fits_what_kind_of_sender_wrote_it() -> None:
+    """Readers saw a phish dressed as our IT under a print vendor's name, a supplier's scam on
+    another supplier's lookalike domain, and a certificate notice signed by a person: a
+    scam shows the name it imitates on a lookalike of that name's domain, our own systems
+    write from our domain, and only people write under a person's name."""
+    kinds: dict[str, int] = defaultdict(int)
+    for seed in range(40):
+        scenario, origins = generate_with_origins("triage", "test", "hard", seed, version=4)
+        for ticket, origin in zip(scenario.tickets, origins, strict=True):
+            name, sender = ticket.customer.name, ticket.sender
+            domain = sender.split("@")[1]
+            if origin.situation == "fake_invoice":
+                imitated = _domain(name, "com").split(".")[0]
+                assert domain.split(".")[0] != imitated and domain != "northwind.example"
+                kinds["supplier scam"] += 1
+            if origin.situation == "internal_phishing":
+                assert name.startswith("Northwind Cloud ") and domain != "northwind.example"
+                kinds["our IT imitated"] += 1
+            if sender.split("@")[0] in ("no-reply", "notifications", "alerts", "noreply"):
+                assert name.split()[0] not in pool_v2("test").first_names, (name, sender)
+                kinds["system"] += 1
+    assert min(kinds.values(), default=0) > 0 and len(kinds) == 3, kinds
