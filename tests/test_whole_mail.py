@@ -15,10 +15,11 @@ from inbox_triage.evaluation.runner import run_episode
 from inbox_triage.scenarios.generator.data import load_situations_v2
 from inbox_triage.scenarios.generator.generate import generate, generate_with_origins
 from inbox_triage.scenarios.generator.people import pool_v2
-from inbox_triage.scenarios.generator.whole import _domain, has_mail, load_mail
+from inbox_triage.scenarios.generator.whole import SYSTEM_LOCALS, _domain, has_mail, load_mail
 
 MIN_EMAILS = 4  # per situation, for now (the issue's target is 25)
 SHINGLE = 5  # words per run when two emails are compared
+SYSTEM_MAILBOXES = {local for locals_ in SYSTEM_LOCALS.values() for local in locals_}
 NEAR_COPY = 0.3  # Jaccard of their runs: the benchmark calls 0.5 a near-duplicate
 
 
@@ -168,7 +169,25 @@ def test_who_a_message_is_from_fits_what_kind_of_sender_wrote_it() -> None:
             if origin.situation == "internal_phishing":
                 assert name.startswith("Northwind Cloud ") and domain != "northwind.example"
                 kinds["our IT imitated"] += 1
-            if sender.split("@")[0] in ("no-reply", "notifications", "alerts", "noreply"):
+            if sender.split("@")[0] in SYSTEM_MAILBOXES:
                 assert name.split()[0] not in pool_v2("test").first_names, (name, sender)
                 kinds["system"] += 1
     assert min(kinds.values(), default=0) > 0 and len(kinds) == 3, kinds
+
+
+def test_a_notice_names_its_own_sender_and_a_british_writer_dates_day_first() -> None:
+    """Readers saw a monitoring alert of ours pointing to another firm's dashboard, a payment
+    provider's notice signed by a print vendor, and "August 20" in British letters."""
+    vendors = {v.name for v in pool_v2("test").vendors}
+    months = "January|February|March|April|May|June|July|August|September|October|November|December"
+    notices = british = 0
+    for seed in range(40):
+        for ticket in generate("triage", "test", "hard", seed, version=4).tickets:
+            if ticket.sender.split("@")[0] in SYSTEM_MAILBOXES:
+                others = {v for v in vendors if v in ticket.body and v != ticket.customer.name}
+                assert not others, (ticket.customer.name, others)
+                notices += 1
+            if re.search(r"\b(whilst|colour|organisation|fortnight|VAT|Ltd)\b", ticket.body):
+                assert not re.search(rf"\b({months}) \d{{1,2}}\b", ticket.body), ticket.body
+                british += 1
+    assert notices > 5 and british > 5, (notices, british)

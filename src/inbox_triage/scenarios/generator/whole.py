@@ -30,6 +30,7 @@ from inbox_triage.scenarios.generator.compose import Composed
 from inbox_triage.scenarios.generator.config import SPLIT_INDEX, SPLITS
 from inbox_triage.scenarios.generator.people import Slots, _lookalike, identifier_slots, pool_v2
 from inbox_triage.scenarios.generator.schema_v2 import SituationV2
+from inbox_triage.scenarios.generator.texts import MONTHS
 from inbox_triage.scenarios.generator.writing import AGENTS
 from inbox_triage.scenarios.loader import ScenarioError, data_root, read_yaml
 
@@ -42,6 +43,17 @@ WHOLE_SLOTS = frozenset(
     morning_time afternoon_time plan seats days ref ref2 vendor lookalike_domain agent""".split()
 )
 # The mailboxes private people write from.
+# Words that mark a writer who dates "20 August" (British and European spelling and forms).
+EUROPEAN = re.compile(
+    r"\b(colour|organisation|whilst|fortnight|half[- ]term|postcode|favour|cheque|realise|"
+    r"apologise|centre|licence|programme|analyse|mum|VAT|GmbH|Ltd|plc|NHS|council)\b"
+)
+# The mailbox an automated message comes from, by what it is (readers: newsletters from alerts@).
+SYSTEM_LOCALS = {
+    "newsletter": ("news", "newsletter", "updates", "hello"),
+    "monitoring_notice": ("alerts", "monitoring", "no-reply"),
+    "notice": ("no-reply", "notifications", "noreply"),
+}
 PRICES = {
     "standard": (12, 19, 29, 39, 49, 79, 99, 149),
     "premium": (49, 99, 149, 199, 299, 499),
@@ -242,9 +254,23 @@ def compose_whole(
     )
     slots["agent"] = rng.choice(AGENTS)  # who answers for us, greeted by the sender's answer
     # Sums a customer of this tier would see (readers flagged "$1,805.19" for a small plan).
+    text = " ".join(email.texts().values())
+    currency = "£" if "£" in text else "€" if "€" in text else "$"
     slots["amount"], slots["amount2"] = (
-        f"${rng.choice(PRICES[tier]):,}.{rng.choice(('00', '00', '99'))}" for _ in range(2)
+        f"{currency}{rng.choice(PRICES[tier]):,}.{rng.choice(('00', '00', '99'))}" for _ in range(2)
     )
+    if EUROPEAN.search(text) or currency != "$":  # readers saw "August 20" in British letters
+        slots["date"] = f"{rng.randrange(1, 29)} {rng.choice(MONTHS)}"
+    if persona.org_names:  # {vendor} in a written email is the sender's own organisation
+        slots.update(
+            vendor=org_name, vendor_domain=domain, lookalike_domain=_lookalike(rng, domain)
+        )
+    elif role != "scammer":  # or, in our own systems' notices, us
+        slots.update(
+            vendor=pool.our_company,
+            vendor_domain=pool.our_domain,
+            lookalike_domain=_lookalike(rng, pool.our_domain),
+        )
     local = f"{first}.{last}".lower().replace(" ", "").replace("'", "")
     address_kind = persona.address
     if address_kind == "system" and _signed_by_person(email):
@@ -267,7 +293,7 @@ def compose_whole(
             display = f"{pool.our_company} {rng.choice(IT_DESKS)}"
             local = rng.choice(("it-support", "helpdesk", "mailadmin", "security"))
     elif address_kind == "system":
-        local = rng.choice(("no-reply", "notifications", "alerts", "noreply"))
+        local = rng.choice(SYSTEM_LOCALS.get(situation.id, SYSTEM_LOCALS["notice"]))
         if not domain:  # an automated notice with no organisation named is our own system's
             org_name, domain = "", pool.our_domain
             display = f"{pool.our_company} {rng.choice(SYSTEMS)}"
@@ -295,8 +321,8 @@ def compose_whole(
             ),
         )
     # Stock injections appended to written mail read as defects to every reader (all six in
-    # the first blind review were rated 2): a real inbox sees them rarely.
-    if role == "customer" and rng.random() < adversarial_rate / 4:
+    # the first blind review were rated 2, one of 25 in the second): a real inbox sees them rarely.
+    if role == "customer" and rng.random() < adversarial_rate / 10:
         body = f"{body}\n\n{rng.choice(pool.injections)}"
     customer = role == "customer"
     needs_info = situation.handling.needs_info if email.needs_info is None else email.needs_info
