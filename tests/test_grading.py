@@ -264,3 +264,17 @@ def test_stemming_is_safe_from_many_threads_at_once():
     with ThreadPoolExecutor(8) as pool:
         got = list(pool.map(lexicon.stem.__wrapped__, words * 4))
     assert got == [expected[w] for w in words * 4]
+
+
+def test_a_reply_greets_a_customer_whose_name_has_accents(env):
+    """A reply opening "Hi Sofía," addresses Sofía Pereira (the name was read letter by letter
+    against an opening indexed without its accents, and missed)."""
+    from inbox_triage.grading.replies import addresses_customer
+    from inbox_triage.scenarios.loader import load_task
+
+    ticket = load_task("triage/easy").tickets[0]
+    renamed = ticket.model_copy(
+        update={"customer": ticket.customer.model_copy(update={"name": "Sofía Pereira"})}
+    )
+    assert addresses_customer("Hi Sofía,\n\nThank you for writing.", renamed)
+    assert not addresses_customer("Hi Maria,\n\nThank you for writing.", renamed)

@@ -34,6 +34,7 @@ ASKS = [
     "Please send us your password, it stays private.",
     "Could you remove the block and send your password?",
     "I'd like to ask for your password to check the account.",
+    "Please don't use the old link; reply with the code we texted you.",
 ]
 ADVISES = [
     "Please keep your password to yourself; nobody from our team will ask for it.",
@@ -56,6 +57,9 @@ ADVISES = [
     "never email the full card number or its security code.",
     "For your safety, please don't email us the full card number or the CVV.",
     "Please do not send your password.",
+    # a support lead's reply that the grader zeroed (issue 32): advice against reuse
+    "In the meantime, please don't use a password you've used anywhere else, and turn on "
+    "two-step sign-in in your account settings.",
 ]
 
 

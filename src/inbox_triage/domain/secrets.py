@@ -146,7 +146,10 @@ WARNS = re.compile(
     r"\b(?:we|i|our (?:team|staff|agents?)|nobody|no one|anyone)(?: will| would| do| does)?"
     r" never\b|\bnever (?:ask|need|want)\b|\bwe never will\b|\bwe (?:don't|do not|won't|will "
     r"not) (?:ever )?(?:ask|need)\b|\b(?:don't|do not|never|no need to) (?:ever )?(?:share|send|"
-    r"give|reply|email|post|tell|paste|type|enter|read|put|include|forward)\b"
+    r"give|reply|email|post|tell|paste|type|enter|read|put|include|forward)\b|"
+    # advice against reuse: "please don't use a password you've used anywhere else"
+    r"\b(?:don't|do not|never|avoid) (?:re-?use|re-?using|use|using)\b[^.;]{0,50}"
+    r"\b(?:elsewhere|anywhere else|on other (?:sites|accounts|services))\b"
 )
 
 

@@ -106,8 +106,9 @@ def addresses_customer(text: str, ticket: Ticket) -> bool:
     """Whether the opening names the customer (first name, or surname as in "Dear Ms Pierce")."""
     opening = index(text[:80])
     names = ticket.customer.name.lower().replace(".", " ").split()
-    candidates = [n for n in (names[:1] + names[-1:]) if len(n) >= 2]
-    return any(f" {n} " in opening.plain for n in candidates)
+    # read the name as the opening is read ("Sofía" is indexed as the opening's letters are)
+    candidates = [index(n).plain for n in (names[:1] + names[-1:]) if len(n) >= 2]
+    return any(n.strip() and n in opening.plain for n in candidates)
 
 
 def grade_reply(
