@@ -73,6 +73,8 @@ for (name, i), eids in sorted(candidates.items()):
         if lead.get("request") and want["needs_info"] and override is None:
             ref["request"] = lead["request"].strip()
         email = {**e}
+        if s["sender"] == "customer" and not (email.get("persona") or {}).get("tier"):
+            email["persona"] = {**email["persona"], "tier": "standard"}  # the writer left it out
         if override is not None:
             email["needs_info"] = False
         if flag is not None:

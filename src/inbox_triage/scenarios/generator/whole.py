@@ -62,7 +62,7 @@ PRICES = {
 }
 # Who our own mail comes from: a phish imitating our IT, a notice from our own systems.
 IT_DESKS = ("IT Service Desk", "IT Support", "Mail Administration", "IT Helpdesk")
-SYSTEMS = ("Monitoring", "Operations", "Platform Alerts", "Backup Service")
+SYSTEMS = ("Monitoring", "Operations", "Platform Alerts", "Service Desk")
 PERSONAL_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me", "gmx.net")
 _LEGAL_FORMS = re.compile(r"\b(ltd|llp|llc|inc|plc|gmbh|co|limited|the)\b\.?", re.I)
 _FIELD = string.Formatter()
@@ -184,6 +184,22 @@ def load_mail() -> dict[str, tuple[WrittenEmail, ...]]:
     return found
 
 
+@cache
+def _name_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...], int], ...]:
+    data = read_yaml(data_root() / "generator" / "names.v4.yaml")["groups"]
+    weight = {"english": 3, "american": 2}  # the inbox is an English-speaking company's
+    return tuple(
+        (tuple(g["first"]), tuple(g["last"]), weight.get(name, 1)) for name, g in data.items()
+    )
+
+
+def sender_name(rng: random.Random) -> tuple[str, str]:
+    """A first name and a surname from one naming tradition (readers flagged mixed pairs)."""
+    groups = _name_groups()
+    first, last, _ = rng.choices(groups, weights=[w for *_, w in groups])[0]
+    return rng.choice(first), rng.choice(last)
+
+
 def emails_for(situation: SituationV2, split: str) -> tuple[WrittenEmail, ...]:
     """The situation's emails of one split."""
     return tuple(e for e in load_mail().get(situation.id, ()) if e.split == split)
@@ -236,7 +252,7 @@ def compose_whole(
     pool = pool_v2(split)
     role = situation.sender
     tier = persona.tier if role == "customer" and persona.tier else "standard"
-    first, last = rng.choice(pool.first_names), rng.choice(pool.last_names)
+    first, last = sender_name(rng)
     if role == "colleague":
         org_name, domain = pool.our_company, pool.our_domain
     elif persona.org_names:
@@ -271,7 +287,8 @@ def compose_whole(
             vendor_domain=pool.our_domain,
             lookalike_domain=_lookalike(rng, pool.our_domain),
         )
-    local = f"{first}.{last}".lower().replace(" ", "").replace("'", "")
+    local = unicodedata.normalize("NFKD", f"{first}.{last}".lower()).encode("ascii", "ignore")
+    local = local.decode().replace(" ", "").replace("'", "")
     address_kind = persona.address
     if address_kind == "system" and _signed_by_person(email):
         address_kind = "work"  # an auto-reply or a note signed by a person comes from their mailbox
