@@ -57,3 +57,15 @@ def test_the_environment_imports_without_fastmcp_and_mcp_still_works() -> None:
         "print(before, MCPEnvironment is m.MCPEnvironment, callable(m.get_server_tools))"
     )
     assert out == "False True True"
+
+
+def test_the_environment_imports_without_openai_and_its_rubric_still_works() -> None:
+    """OpenEnv's rubrics package imports its LLM judge and openai (0.5 s); the episode's rubric
+    is made when first asked for, and is the grade."""
+    out = _run(
+        "import sys, inbox_triage.env as m\n"
+        "before = 'openai' in sys.modules\n"
+        "env = m.InboxTriageEnv(); env.reset(task='triage/easy')\n"
+        "print(before, round(env.rubric(None, None), 6) == round(env.grade().value, 6))"
+    )
+    assert out.split() == ["False", "True"]

@@ -6,7 +6,7 @@ import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import EnvironmentMetadata
@@ -26,17 +26,34 @@ from inbox_triage.observations import (
     built_observation,
     describe_error,
 )
-from inbox_triage.rubrics import GradeRubric
 from inbox_triage.scenarios import ScenarioError
 from inbox_triage.scenarios.pack_library import PackLibrary
 from inbox_triage.scenarios.sources import DEFAULT_TASK, generated_task_ids, make_scenario
 from inbox_triage.seal import SEALED_SPLIT, Seal
+
+if TYPE_CHECKING:
+    from openenv.core.rubrics import Rubric
 
 
 class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
     """A support inbox episode in one of three modes, graded in [0, 1] with dense rewards."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True
+
+    @property
+    def rubric(self) -> Rubric | None:  # type: ignore[override]
+        """The grade as OpenEnv's rubric, one named child per component of the mode's weights
+        (after a reset). Made on first use: OpenEnv's rubrics package imports its LLM judge and
+        with it ``openai`` (0.5 s), which ``import inbox_triage.env`` should not pay."""
+        if self._rubric is None and getattr(self, "_mode", None) is not None:
+            from inbox_triage.rubrics import GradeRubric
+
+            self._rubric = GradeRubric(self, list(self._mode.weights))
+        return self._rubric
+
+    @rubric.setter
+    def rubric(self, value: Rubric | None) -> None:
+        self._rubric = value
 
     def __init__(
         self,
@@ -316,7 +333,7 @@ class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
         self._engine = Engine(scenario)
         self._mode = MODE_VIEWS[scenario.mode]
         self._grader = Grader(self._engine, self._mode.weights)
-        self.rubric = GradeRubric(self, list(self._mode.weights))
+        self._rubric = None  # the new episode's, made when first asked for
         self._views: ViewCache = {}
         self._episode_id = episode_id or str(uuid.uuid4())
         self._seed = seed
