@@ -6,13 +6,14 @@ import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import EnvironmentMetadata
 from pydantic import ValidationError
 
 from inbox_triage.domain import ActionError, Engine, Scenario
+from inbox_triage.episode_rubric import EpisodeRubric
 from inbox_triage.grading import PENALTIES, Grade, Grader, penalty_for, step_reward
 from inbox_triage.models import TriageAction, TriageObservation, TriageState, action_error
 from inbox_triage.modes import MODE_VIEWS, ModeView
@@ -31,29 +32,13 @@ from inbox_triage.scenarios.pack_library import PackLibrary
 from inbox_triage.scenarios.sources import DEFAULT_TASK, generated_task_ids, make_scenario
 from inbox_triage.seal import SEALED_SPLIT, Seal
 
-if TYPE_CHECKING:
-    from openenv.core.rubrics import Rubric
-
 
 class InboxTriageEnv(Environment[TriageAction, TriageObservation, TriageState]):
     """A support inbox episode in one of three modes, graded in [0, 1] with dense rewards."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    @property
-    def rubric(self) -> Rubric | None:  # type: ignore[override]
-        """The grade as OpenEnv's rubric, one named child per component of the mode's weights
-        (after a reset). Made on first use: OpenEnv's rubrics package imports its LLM judge and
-        with it ``openai`` (0.5 s), which ``import inbox_triage.env`` should not pay."""
-        if self._rubric is None and getattr(self, "_mode", None) is not None:
-            from inbox_triage.rubrics import GradeRubric
-
-            self._rubric = GradeRubric(self, list(self._mode.weights))
-        return self._rubric
-
-    @rubric.setter
-    def rubric(self, value: Rubric | None) -> None:
-        self._rubric = value
+    rubric = EpisodeRubric()  # type: ignore[assignment]
 
     def __init__(
         self,
