@@ -50,7 +50,7 @@ from inbox_triage.scenarios.generator.v3 import (
     shuffled,
 )
 from inbox_triage.scenarios.generator.whole import compose_whole, has_mail, written_reference
-from inbox_triage.scenarios.generator.writing import AGENTS, acknowledged, reference_texts
+from inbox_triage.scenarios.generator.writing import acknowledged, reference_texts
 from inbox_triage.scenarios.loader import ScenarioError, load_policy
 
 
@@ -106,10 +106,8 @@ def _draft_v2(
         "follow_up": mail.follow_up,
     }
     truth = truth_for(mode, situation, mail.customer.tier, mail.slots, duplicate=False)
-    if written is not None and written.needs_info is not None:
-        truth = truth.model_copy(update={"needs_info": written.needs_info})
-    if written is not None and written.flag_review and mode == "triage":
-        truth = truth.model_copy(update={"flag_review": True})
+    if written is not None:
+        truth = written.corrected(truth, situation, mode)
     return Draft(situation, ticket, truth, mail.slots, family=mail.family, written=written)
 
 
@@ -294,9 +292,7 @@ def _reference(draft: Draft) -> Reference | None:
         return reference_texts(draft.situation.id, draft.slots, text, rng, draft.family, chased)
     # A whole-written email carries its own texts, written for it by a support lead; the
     # situation's patterns stay behind them for the oracle to weigh.
-    own = written_reference(
-        draft.written, draft.slots, draft.slots.get("agent") or rng.choice(AGENTS)
-    )
+    own = written_reference(draft.written, draft.slots)
     if draft.original is not None:
         own = own.model_copy(update={"replies": acknowledged(rng, own.replies, draft.slots)})
     try:

@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from inbox_triage.domain import Customer, CustomerReply, ThreadMessage
+from inbox_triage.domain import Customer, CustomerReply, ThreadMessage, Truth
 from inbox_triage.domain.models import Reference
 from inbox_triage.scenarios.generator.compose import Composed
 from inbox_triage.scenarios.generator.config import SPLIT_INDEX, SPLITS
@@ -61,6 +61,7 @@ PRICES = {
     "enterprise": (1200, 2400, 4800, 9600, 18000),
 }
 # Who our own mail comes from: a phish imitating our IT, a notice from our own systems.
+SUPPLIER_BOXES = ("accounts", "billing", "invoices", "finance")
 IT_DESKS = ("IT Service Desk", "IT Support", "Mail Administration", "IT Helpdesk")
 SYSTEMS = ("Monitoring", "Operations", "Platform Alerts", "Service Desk")
 PERSONAL_DOMAINS = ("gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me", "gmx.net")
@@ -124,6 +125,19 @@ class WrittenEmail(BaseModel):
         "under V4, say) though its situation usually does not: the truth corrected for it",
     )
     reference: WrittenReference
+
+    def needs_info_for(self, situation: SituationV2) -> bool:
+        """Whether this email lacks evidence: its situation's answer, unless a reader said not."""
+        return situation.handling.needs_info if self.needs_info is None else self.needs_info
+
+    def corrected(self, truth: Truth, situation: SituationV2, mode: str) -> Truth:
+        """The situation's truth with this email's corrections (a review flag only in triage)."""
+        update: dict[str, bool] = {}
+        if self.needs_info is not None:
+            update["needs_info"] = self.needs_info_for(situation)
+        if self.flag_review and mode == "triage":
+            update["flag_review"] = True
+        return truth.model_copy(update=update) if update else truth
 
     def texts(self) -> dict[str, str]:
         ref = self.reference
@@ -297,14 +311,12 @@ def compose_whole(
         if org_name:  # a scam imitating a supplier writes from a lookalike of its domain
             domain = _lookalike(rng, _domain(org_name, "com"))
             display = org_name
-            # the body names the supplier the From line shows, and links to the same lookalike
-            slots.update(vendor=org_name, vendor_domain=_domain(org_name, "com"))
-            slots["lookalike_domain"] = domain
-            local = rng.choice(("accounts", "billing", "invoices", "finance"))
+            slots["lookalike_domain"] = domain  # the body links to the From line's lookalike
+            local = rng.choice(SUPPLIER_BOXES)
         elif situation.imitates == "vendor":  # a supplier of ours, drawn for the episode
             domain = slots["lookalike_domain"]
             display = slots["vendor"]
-            local = rng.choice(("accounts", "billing", "invoices", "finance"))
+            local = rng.choice(SUPPLIER_BOXES)
         else:  # imitating us: our own IT, from a lookalike of our domain
             domain = slots["lookalike_domain"]
             display = f"{pool.our_company} {rng.choice(IT_DESKS)}"
@@ -342,7 +354,7 @@ def compose_whole(
     if role == "customer" and rng.random() < adversarial_rate / 10:
         body = f"{body}\n\n{rng.choice(pool.injections)}"
     customer = role == "customer"
-    needs_info = situation.handling.needs_info if email.needs_info is None else email.needs_info
+    needs_info = email.needs_info_for(situation)
     answer = (
         _fill(email.answer, slots)
         if customer and needs_info and email.answer
@@ -369,9 +381,9 @@ def compose_whole(
     return composed, email
 
 
-def written_reference(email: WrittenEmail, slots: dict[str, str], agent: str) -> Reference:
-    """The support lead's texts for this email, with this episode's names and ids."""
-    filled = slots.over(agent=agent) if isinstance(slots, Slots) else {**slots, "agent": agent}
+def written_reference(email: WrittenEmail, slots: Slots) -> Reference:
+    """The support lead's texts for this email, with this episode's names, ids and agent."""
+    filled = slots
     ref = email.reference
     return Reference(
         summaries=(ref.summary.format_map(filled).strip(),),
