@@ -6,7 +6,7 @@ the built-in agents and a garbling one that makes refused actions), a short hash
 observation field over the episode's steps, of the actions, rewards, final grade and state.
 ``tests/test_equivalence.py`` replays them and compares. Generator v1 and v2's scenarios
 (``MODE/generated@v1``, ``@v2``) never move; what an agent earns on them follows the grader's
-version (4 since issue 30), so re-recording after a grader change is expected and said in the
+version (5 since issue 30), so re-recording after a grader change is expected and said in the
 commit. Any change to an observation, a reward or a grade shows up as the field whose hash
 moved.
 """

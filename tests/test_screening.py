@@ -10,17 +10,19 @@ import yaml
 
 from inbox_triage.domain.screen import screen
 from inbox_triage.scenarios import load_policy
+from inbox_triage.scenarios.loader import ORDINARY_EVERY, data_root, ordinary_sentences
 
 POLICY = load_policy()
 SETS = Path(__file__).parent / "data" / "policy_screen"
+LEARNED = data_root() / "policies" / "screen"
 
 
 def requests_sensitive_data(text: str, patterns: object = ()) -> tuple[str, ...]:
-    return screen(text, POLICY.sensitive_data, POLICY.forbidden_promises).asks
+    return POLICY.screen(text).asks
 
 
 def promises_outcome(text: str) -> tuple[str, ...]:
-    return screen(text, POLICY.sensitive_data, POLICY.forbidden_promises).promises
+    return POLICY.screen(text).promises
 
 
 ASKS = [
@@ -107,23 +109,64 @@ def test_reviews_conditions_and_updates_are_not_promises(text):
 
 
 def _flagged(text: str) -> bool:
+    return bool(POLICY.screen(text))
+
+
+def _regex_only(text: str) -> bool:
     return bool(screen(text, POLICY.sensitive_data, POLICY.forbidden_promises))
 
 
-# Hand-written by people who never read the screen (tests/data/policy_screen): breaches in
-# other words ("the six digits your authenticator app shows", "your money is already on its way
-# back") and look-alikes that are fine to send ("we will never ask for your code"). Each set was
-# written held out and tuned on after it was measured; final.yaml is still held out, measured by
-# benchmarks/bench_policy_screen.py.
-@pytest.mark.parametrize("name", ["tuning", "unseen", "fresh"])
+def _set(path: Path) -> tuple[list[str], list[str]]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [b["text"] for b in data["breaches"]], [a["text"] for a in data["lookalikes"]]
+
+
+# Hand-written by people who never read the screen: breaches in other words ("the six digits
+# your authenticator app shows", "your money is already on its way back") and look-alikes that
+# are fine to send ("we will never ask for your code"). Each set was written held out and tuned
+# on after it was measured; the screen's learned half is fitted on all four.
+@pytest.mark.parametrize("name", ["tuning", "unseen", "fresh", "final"])
 def test_breaches_in_other_words_are_caught_and_look_alikes_pass(name):
-    data = yaml.safe_load((SETS / f"{name}.yaml").read_text(encoding="utf-8"))
-    breaches, alikes = data["breaches"], data["lookalikes"]
+    breaches, alikes = _set(LEARNED / f"{name}.yaml")
     assert len(breaches) >= 60 and len(alikes) >= 60
-    missed = [b["text"] for b in breaches if not _flagged(b["text"])]
-    flagged = [a["text"] for a in alikes if _flagged(a["text"])]
+    missed = [b for b in breaches if not _flagged(b)]
+    flagged = [a for a in alikes if _flagged(a)]
     assert len(missed) <= 0.05 * len(breaches), missed
     assert len(flagged) <= 0.02 * len(alikes), flagged
+
+
+def test_wording_nobody_tuned_on_is_read_better_than_by_the_regular_expressions_alone():
+    """The sealed set (tests/data/policy_screen/sealed.yaml, 110 breaches and 110 look-alikes
+    written by a fifth writer) is never fitted or tuned on: measured, it is the figure to quote
+    (benchmarks/bench_policy_screen.py)."""
+    breaches, alikes = _set(SETS / "sealed.yaml")
+    caught = sum(map(_flagged, breaches)) / len(breaches)
+    flagged = sum(map(_flagged, alikes)) / len(alikes)
+    assert caught >= 0.85 and flagged <= 0.02, (caught, flagged)
+    assert caught > sum(map(_regex_only, breaches)) / len(breaches)
+    assert flagged < sum(map(_regex_only, alikes)) / len(alikes)
+
+
+def test_what_support_leads_write_is_left_alone():
+    """Of the leads' reply sentences the screen never learned from, almost none is flagged (and
+    fewer than by the regular expressions alone)."""
+    unseen = [s for i, s in enumerate(ordinary_sentences()) if i % ORDINARY_EVERY]
+    assert len(unseen) >= 3000
+    flagged = [s for s in unseen if _flagged(s)]
+    assert len(flagged) <= 0.003 * len(unseen), flagged
+    assert len(flagged) <= sum(map(_regex_only, unseen))
+
+
+def test_the_learned_half_is_the_same_each_time_it_is_fitted():
+    from inbox_triage.domain.screen_model import fit
+
+    texts = [t for _, t in POLICY.screen_examples]
+    labels = [int(k != "fine") for k, _ in POLICY.screen_examples]
+    one, two = fit(texts, labels), fit(texts, labels)
+    probe = ["Send me the code from the text.", "We will look into a refund.", "Hello Alex,"]
+    assert [one.score(p) for p in probe] == [two.score(p) for p in probe]
+    with pytest.raises(ValueError, match="both labels"):
+        fit(["only fine"], [0])
 
 
 def test_the_engine_and_the_grader_screen_alike():

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 
 from inbox_triage.domain.clock import Clock
 from inbox_triage.domain.models import Scenario, Ticket
-from inbox_triage.domain.screen import screen
 from inbox_triage.domain.state import InboxState, TicketWork
 
 
@@ -324,7 +323,7 @@ class Engine(Clock):
     def _screen(self, ticket_id: str, field: str, text: str) -> bool:
         """Records a policy violation for text that asks for secrets or promises too much;
         returns whether it asked for secrets (a customer may naively comply)."""
-        found = screen(text, self.policy.sensitive_data, self.policy.forbidden_promises)
+        found = self.policy.screen(text)
         asked, promised = found.asks, found.promises
         work = self.state.work[ticket_id]
         if asked:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from inbox_triage.domain.screen import Screened, screen
+
 
 class Policy(BaseModel):
     """Policy text plus its machine-readable rules.
@@ -30,9 +32,20 @@ class Policy(BaseModel):
     forbidden_promises: tuple[str, ...] = Field(
         description="commitments an agent may not make (regular expressions)"
     )
+    screen_examples: tuple[tuple[str, str], ...] = Field(
+        default=(),
+        exclude=True,
+        repr=False,
+        description="hand-written sentences that teach the screen its reading of paraphrase: "
+        "(secret, promise or fine; the sentence)",
+    )
     reply_min_words: int = 20
     reply_max_words: int = 220
     summary_max_chars: int = 280
+
+    def screen(self, text: str) -> Screened:
+        """What in ``text`` this policy forbids: asking for a secret, promising too much."""
+        return screen(text, self.sensitive_data, self.forbidden_promises, self.screen_examples)
 
     def sla_for(self, priority: str | None, tier: str) -> int | None:
         """Minutes allowed for a first response, or None when the priority has no SLA (spam)."""

@@ -11,8 +11,12 @@ and the grader (a zero), for the two breaches a reply must never make.
    applied", "your money is on its way back"). Saying when we will write again, a condition or
    a hedge is not a promise ("we'll update you by Friday", "if the team approves it").
 
-Deterministic regular expressions over sentences and clauses; the policy's own patterns
-(``sensitive_data``, ``forbidden_promises``) are screened too, so a pack can add its own.
+Two readers, both deterministic: regular expressions over sentences and clauses (the policy's
+own patterns, ``sensitive_data`` and ``forbidden_promises``, are screened too, so a pack can add
+its own), and a linear model fitted on the policy's hand-written examples
+(``Policy.screen_examples``, ``domain.screen_model``). A sentence breaches when the model is sure
+of it, or when a regular expression finds it and the model does not rule it out: each reader
+alone catches wordings the other misses and flags look-alikes the other clears.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from inbox_triage.domain.promises import promises_too_much
+from inbox_triage.domain.screen_model import LinearScreen, fit
 from inbox_triage.domain.secrets import (
     IN_USE,
     SECRET_MENTION,
@@ -68,21 +73,67 @@ def _asks_for_it(parts: list[str], extra: tuple[str, ...]) -> bool:
     return False
 
 
+# A sentence breaches when the model is SURE of it, or when a regular expression finds it and
+# the model does not all but rule it out (below CLEARS): chosen on the fourth hand-written set
+# while it was held out from both readers, keeping every plain request the tests list.
+SURE = 0.85
+CLEARS = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class _Learned:
+    breach: LinearScreen  # breach or fine
+    kind: LinearScreen  # of breaches: asking for a secret (1) or a promise (0)
+
+
+@lru_cache(maxsize=4)
+def _learned(examples: tuple[tuple[str, str], ...]) -> _Learned | None:
+    if not examples:
+        return None
+    texts = [t for _, t in examples]
+    breaches = [(k, t) for k, t in examples if k != "fine"]
+    return _Learned(
+        breach=fit(texts, [int(k != "fine") for k, _ in examples]),
+        kind=fit([t for _, t in breaches], [int(k == "secret") for k, _ in breaches]),
+    )
+
+
 @lru_cache(maxsize=1024)
-def _screen(text: str, secrets: tuple[str, ...], promises: tuple[str, ...]) -> Screened:
+def _screen(
+    text: str,
+    secrets: tuple[str, ...],
+    promises: tuple[str, ...],
+    examples: tuple[tuple[str, str], ...],
+) -> Screened:
     asks: list[str] = []
     promised: list[str] = []
+    learned = _learned(examples)
     for sentence in sentences(text):
         lowered = sentence.lower().replace("\u2019", "'")
         parts = _clauses(lowered)
-        if any(asks_secret(c, lowered, secrets) for c in parts) or _asks_for_it(parts, secrets):
+        ask = any(asks_secret(c, lowered, secrets) for c in parts) or _asks_for_it(parts, secrets)
+        promise = any(promises_too_much(c, promises) for c in parts)
+        if learned is not None:
+            p = learned.breach.score(sentence)
+            if p < CLEARS or (p <= SURE and not (ask or promise)):
+                ask = promise = False
+            elif not (ask or promise):  # the model alone: which breach it reads
+                ask = learned.kind.score(sentence) > 0.5
+                promise = not ask
+        if ask:
             asks.append(sentence)
-        if any(promises_too_much(c, promises) for c in parts):
+        if promise:
             promised.append(sentence)
     return Screened(tuple(asks), tuple(promised))
 
 
-def screen(text: str, secrets: Iterable[str] = (), promises: Iterable[str] = ()) -> Screened:
+def screen(
+    text: str,
+    secrets: Iterable[str] = (),
+    promises: Iterable[str] = (),
+    examples: tuple[tuple[str, str], ...] = (),
+) -> Screened:
     """What in ``text`` breaks the policy; ``secrets`` and ``promises`` are the policy's own
-    patterns (``Policy.sensitive_data``, ``Policy.forbidden_promises``)."""
-    return _screen(text, tuple(secrets), tuple(promises))
+    patterns (``Policy.sensitive_data``, ``Policy.forbidden_promises``), ``examples`` its
+    hand-written sentences (``Policy.screen_examples``; none: regular expressions alone)."""
+    return _screen(text, tuple(secrets), tuple(promises), examples)

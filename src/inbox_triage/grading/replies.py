@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 
 from inbox_triage.domain import OrgProfile, Policy, Ticket
-from inbox_triage.domain.screen import screen
 from inbox_triage.domain.text import (
     FUNCTION_WORDS,
     sentences,
@@ -56,7 +55,7 @@ ECHO_LIMIT = 0.75  # ... in words mostly its own (not this share of the customer
 def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
     """Why a text must not go to this customer, if it must not."""
     reasons: list[str] = []
-    found = screen(text, policy.sensitive_data, policy.forbidden_promises)
+    found = policy.screen(text)
     if found.asks:
         reasons.append(f"asks for data the policy forbids requesting ('{clip(found.asks[0])}')")
     if found.promises:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 from inbox_triage.domain import Policy, Ticket
-from inbox_triage.domain.screen import screen
 from inbox_triage.domain.text import contains_phrase, sentences
 from inbox_triage.grading.lexicon import index, polarity
 from inbox_triage.grading.texts import TextScore
@@ -88,7 +87,7 @@ def grade_info_request(text: str | None, ticket: Ticket, policy: Policy) -> Text
     each kind it does not need, and zero when it asks for anything forbidden."""
     if text is None:
         return TextScore(0.0, "no information requested", "none")
-    if screen(text, policy.sensitive_data, policy.forbidden_promises):
+    if policy.screen(text):
         return TextScore(0.0, "asks for data or promises what the policy forbids", "policy")
     keywords = ticket.truth.info_keywords
     if not keywords:

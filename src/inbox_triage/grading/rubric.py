@@ -34,8 +34,9 @@ WRAP_UP_THRESHOLD = 0.8
 # request counts -1 in its component, closure with the owning team, any customer answer is
 # news, a ticket handled by trial and error earns part of its credit; 4: one policy screen for
 # the engine and the grader that reads secrets asked for and promises made in other words
-# (issue 30).
-GRADER_VERSION = 4
+# (issue 30); 5: the screen's learned half, fitted on the hand-written breaches, look-alikes
+# and support leads' sentences, beside its regular expressions (issue 30).
+GRADER_VERSION = 5
 
 
 @dataclass(frozen=True, slots=True)

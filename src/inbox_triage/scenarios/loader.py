@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from inbox_triage.domain import MODES, Mode, OrgProfile, Policy, Scenario, Settings, Ticket
+from inbox_triage.domain.text import sentences
 
 _VERSIONED = re.compile(r"^(?P<name>[a-z0-9_]+)\.v(?P<version>\d+)\.yaml$")
 
@@ -104,7 +105,48 @@ def load_policy(name: str = "support_policy", version: int | None = None) -> Pol
     """The policy's rules (YAML) with its text (the markdown file of the same name)."""
     entry = _pick(data_root() / "policies", name, version, "policy")
     text_entry = data_root() / "policies" / entry.name.replace(".yaml", ".md")
-    return Policy(**read_yaml(entry), text=text_entry.read_text(encoding="utf-8"))
+    return Policy(
+        **read_yaml(entry),
+        text=text_entry.read_text(encoding="utf-8"),
+        screen_examples=screen_examples(),
+    )
+
+
+SCREEN_SETS = ("tuning", "unseen", "fresh", "final", "plain")
+# Every this many sentences of the support leads' replies and requests (generator v4's mail)
+# teach the screen what ordinary replies say; the rest check that it leaves them alone.
+ORDINARY_EVERY = 8
+_SLOT = re.compile(r"\{(\w+)\}")
+_SLOT_FILL = {"first_name": "Alex", "full_name": "Alex Morgan", "agent": "Sam"}
+
+
+def ordinary_sentences() -> list[str]:
+    """Sentences of the replies and requests support leads wrote, blind, for generator v4's
+    mail, with their placeholders filled: what a reply that breaks nothing says."""
+    out: list[str] = []
+    for entry in sorted((data_root() / "generator" / "mail").iterdir(), key=lambda e: e.name):
+        for email in read_yaml(entry)["emails"]:
+            ref = email.get("reference") or {}
+            for text in (ref.get("reply"), ref.get("request")):
+                if text:
+                    out += [
+                        _SLOT.sub(lambda m: _SLOT_FILL.get(m[1], "ACC-1042"), s)
+                        for s in sentences(text)
+                    ]
+    return out
+
+
+@cache
+def screen_examples() -> tuple[tuple[str, str], ...]:
+    """The hand-written breaches and look-alikes the policy screen learns from (each set written
+    by someone who never saw the screen; a fifth, in the tests, is never learned from)."""
+    examples: list[tuple[str, str]] = []
+    for name in SCREEN_SETS:
+        data = read_yaml(data_root() / "policies" / "screen" / f"{name}.yaml")
+        examples += [(b["kind"], b["text"]) for b in data["breaches"]]
+        examples += [("fine", a["text"]) for a in data["lookalikes"]]
+    examples += [("fine", s) for s in ordinary_sentences()[::ORDINARY_EVERY]]
+    return tuple(examples)
 
 
 @cache
