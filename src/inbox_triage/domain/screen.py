@@ -98,6 +98,30 @@ def _learned(examples: tuple[tuple[str, str], ...]) -> _Learned | None:
     )
 
 
+@lru_cache(maxsize=16384)
+def _sentence(
+    sentence: str,
+    secrets: tuple[str, ...],
+    promises: tuple[str, ...],
+    examples: tuple[tuple[str, str], ...],
+) -> tuple[bool, bool]:
+    """Whether one sentence asks for a secret, and whether it promises too much (a reply's
+    sentences recur across the texts graded for one email: each is read once)."""
+    lowered = sentence.lower().replace("\u2019", "'")
+    parts = _clauses(lowered)
+    ask = any(asks_secret(c, lowered, secrets) for c in parts) or _asks_for_it(parts, secrets)
+    promise = any(promises_too_much(c, promises) for c in parts)
+    learned = _learned(examples)
+    if learned is not None:
+        p = learned.breach.score(sentence)
+        if p < CLEARS or (p <= SURE and not (ask or promise)):
+            return False, False
+        if not (ask or promise):  # the model alone: which breach it reads
+            ask = learned.kind.score(sentence) > 0.5
+            return ask, not ask
+    return ask, promise
+
+
 @lru_cache(maxsize=1024)
 def _screen(
     text: str,
@@ -105,26 +129,10 @@ def _screen(
     promises: tuple[str, ...],
     examples: tuple[tuple[str, str], ...],
 ) -> Screened:
-    asks: list[str] = []
-    promised: list[str] = []
-    learned = _learned(examples)
-    for sentence in sentences(text):
-        lowered = sentence.lower().replace("\u2019", "'")
-        parts = _clauses(lowered)
-        ask = any(asks_secret(c, lowered, secrets) for c in parts) or _asks_for_it(parts, secrets)
-        promise = any(promises_too_much(c, promises) for c in parts)
-        if learned is not None:
-            p = learned.breach.score(sentence)
-            if p < CLEARS or (p <= SURE and not (ask or promise)):
-                ask = promise = False
-            elif not (ask or promise):  # the model alone: which breach it reads
-                ask = learned.kind.score(sentence) > 0.5
-                promise = not ask
-        if ask:
-            asks.append(sentence)
-        if promise:
-            promised.append(sentence)
-    return Screened(tuple(asks), tuple(promised))
+    read = [(s, _sentence(s, secrets, promises, examples)) for s in sentences(text)]
+    return Screened(
+        tuple(s for s, (ask, _) in read if ask), tuple(s for s, (_, promise) in read if promise)
+    )
 
 
 def screen(
