@@ -5,6 +5,7 @@ writer's format, splits that share no writing, and a support lead's texts that t
 
 from __future__ import annotations
 
+import random
 import re
 from collections import defaultdict
 
@@ -15,10 +16,12 @@ from inbox_triage.evaluation.runner import run_episode
 from inbox_triage.scenarios.generator.data import load_situations_v2
 from inbox_triage.scenarios.generator.generate import generate, generate_with_origins
 from inbox_triage.scenarios.generator.people import pool_v2
+from inbox_triage.scenarios.generator.senders import _name_groups, _traditions, country_of
 from inbox_triage.scenarios.generator.whole import (
     SYSTEM_LOCALS,
     _domain,
-    _name_groups,
+    compose_whole,
+    emails_for,
     has_mail,
     load_mail,
 )
@@ -195,6 +198,42 @@ def test_a_notice_names_its_own_sender_and_a_british_writer_dates_day_first() ->
                 assert not others, (ticket.customer.name, others)
                 notices += 1
             if re.search(r"\b(whilst|colour|organisation|fortnight|VAT|Ltd)\b", ticket.body):
-                assert not re.search(rf"\b({months}) \d{{1,2}}\b", ticket.body), ticket.body
+                # "22 January 4:12 p.m." in a quoted header is a day-first date and a time
+                us_date = rf"(?<!\d )\b({months}) \d{{1,2}}\b(?![:.]\d)"
+                assert not re.search(us_date, ticket.body), ticket.body
                 british += 1
     assert notices > 5 and british > 5, (notices, british)
+
+
+def test_a_senders_country_decides_their_name_their_currency_and_their_dates() -> None:
+    """Readers saw a Kenyan first name with a Danish surname, a .co.uk firm billed in dollars and
+    "March 10" from Berlin: where the writer's persona card names a country, the episode's
+    names come from that country's traditions, a sum the writer left plain is in its currency,
+    and its dates are day first where the country writes them so."""
+    traditions = _traditions()
+    months = "January|February|March|April|May|June|July|August|September|October|November|December"
+    seen = 0
+    for situation in load_situations_v2():
+        for split in ("train", "test"):
+            for seed in range(3 * len(emails_for(situation, split))):
+                composed, email = compose_whole(
+                    random.Random(f"{situation.id}{split}{seed}"), situation, split, 0.0
+                )
+                place = country_of(email.persona.country)
+                if place is None:
+                    continue
+                currency, day_first, names = place
+                slots = composed.slots
+                first, last = slots["first_name"], slots["last_name"]
+                assert any(
+                    first in traditions[n][0] and last in traditions[n][1] for n in names
+                ), (email.persona.country, first, last)
+                text = f"{email.subject} {email.body}"
+                if not any(c in text for c in "£€$"):
+                    assert slots["amount"].startswith(currency), (email.persona.country, slots)
+                if day_first:
+                    assert not re.match(rf"({months}) \d", slots["date"]), slots["date"]
+                seen += 1
+    assert seen >= 30 or not any(
+        e.persona.country for es in load_mail().values() for e in es
+    ), seen

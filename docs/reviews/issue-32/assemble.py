@@ -1,5 +1,9 @@
 """Writers' emails + the leads' blind decisions and texts -> data/generator/mail/<situation>.yaml.
 
+Usage: assemble.py [--write] [--append MAP_PREFIX ...]: with --append, only the packets whose
+map file starts with one of the prefixes are read, and their verified emails are added to the
+mail already in the package (round 4 on: earlier rounds' raw files are not kept).
+
 An email is kept (verified) when the lead's priority, category, route and review flag agree
 with the situation's truth (priority bumped by B1 for a VIP or enterprise customer's medium
 matter); needs_info disagreements are counted too. Prints the agreement per field."""
@@ -14,7 +18,10 @@ for f in glob.glob(str(ROOT / "situations" / "*.v2.yaml")):
     for s in yaml.safe_load(open(f))["situations"]:
         truth[s["id"]] = s
 candidates = defaultdict(list)  # (file, index) -> packet ids, earlier packets first
+APPEND = sys.argv[sys.argv.index("--append") + 1 :] if "--append" in sys.argv else []
 for m in sorted(glob.glob(str(MAIL / "*_map.json"))):
+    if APPEND and not any(Path(m).name.startswith(p) for p in APPEND):
+        continue
     for eid, (name, i) in json.load(open(m)).items():
         candidates[(name, i)].append(eid)
 leads = {}
@@ -95,5 +102,7 @@ if "--write" in sys.argv:
     out = ROOT / "mail"
     out.mkdir(exist_ok=True)
     for sid, es in sorted(kept.items()):
+        if APPEND and (out / f"{sid}.yaml").exists():
+            es = yaml.safe_load((out / f"{sid}.yaml").read_text())["emails"] + es
         (out / f"{sid}.yaml").write_text(yaml.safe_dump({"situation": sid, "emails": es}, sort_keys=False, allow_unicode=True, width=100))
     print("written", len(kept), "files")

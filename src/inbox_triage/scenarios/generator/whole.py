@@ -28,8 +28,14 @@ from inbox_triage.domain import Customer, CustomerReply, ThreadMessage, Truth
 from inbox_triage.domain.models import Reference
 from inbox_triage.scenarios.generator.compose import Composed
 from inbox_triage.scenarios.generator.config import SPLIT_INDEX, SPLITS
-from inbox_triage.scenarios.generator.people import Slots, _lookalike, identifier_slots, pool_v2
+from inbox_triage.scenarios.generator.people import (
+    Slots,
+    _lookalike,
+    identifier_slots,
+    pool_v2,
+)
 from inbox_triage.scenarios.generator.schema_v2 import SituationV2
+from inbox_triage.scenarios.generator.senders import country_of, sender_name
 from inbox_triage.scenarios.generator.texts import MONTHS
 from inbox_triage.scenarios.generator.writing import AGENTS
 from inbox_triage.scenarios.loader import ScenarioError, data_root, read_yaml
@@ -84,6 +90,9 @@ class Persona(BaseModel):
     role: str
     relationship: str
     tier: str | None = None
+    country: str | None = Field(
+        None, description="where the sender is: their names, currency and date style (round 4 on)"
+    )
     mood: str
     happened: str
     wants: str
@@ -198,22 +207,6 @@ def load_mail() -> dict[str, tuple[WrittenEmail, ...]]:
     return found
 
 
-@cache
-def _name_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...], int], ...]:
-    data = read_yaml(data_root() / "generator" / "names.v4.yaml")["groups"]
-    weight = {"english": 3, "american": 2}  # the inbox is an English-speaking company's
-    return tuple(
-        (tuple(g["first"]), tuple(g["last"]), weight.get(name, 1)) for name, g in data.items()
-    )
-
-
-def sender_name(rng: random.Random) -> tuple[str, str]:
-    """A first name and a surname from one naming tradition (readers flagged mixed pairs)."""
-    groups = _name_groups()
-    first, last, _ = rng.choices(groups, weights=[w for *_, w in groups])[0]
-    return rng.choice(first), rng.choice(last)
-
-
 def emails_for(situation: SituationV2, split: str) -> tuple[WrittenEmail, ...]:
     """The situation's emails of one split."""
     return tuple(e for e in load_mail().get(situation.id, ()) if e.split == split)
@@ -266,7 +259,8 @@ def compose_whole(
     pool = pool_v2(split)
     role = situation.sender
     tier = persona.tier if role == "customer" and persona.tier else "standard"
-    first, last = sender_name(rng)
+    place = country_of(persona.country)
+    first, last = sender_name(rng, place[2] if place else ())
     if role == "colleague":
         org_name, domain = pool.our_company, pool.our_domain
     elif persona.org_names:
@@ -285,11 +279,12 @@ def compose_whole(
     slots["agent"] = rng.choice(AGENTS)  # who answers for us, greeted by the sender's answer
     # Sums a customer of this tier would see (readers flagged "$1,805.19" for a small plan).
     text = " ".join(email.texts().values())
-    currency = "£" if "£" in text else "€" if "€" in text else "$"
+    currency = "£" if "£" in text else "€" if "€" in text else place[0] if place else "$"
     slots["amount"], slots["amount2"] = (
         f"{currency}{rng.choice(PRICES[tier]):,}.{rng.choice(('00', '00', '99'))}" for _ in range(2)
     )
-    if EUROPEAN.search(text) or currency != "$":  # readers saw "August 20" in British letters
+    day_first = place[1] if place else EUROPEAN.search(text) or currency != "$"
+    if day_first:  # readers saw "August 20" in British letters
         slots["date"] = f"{rng.randrange(1, 29)} {rng.choice(MONTHS)}"
     if persona.org_names:  # {vendor} in a written email is the sender's own organisation
         slots.update(
