@@ -18,6 +18,7 @@ from inbox_triage.scenarios.generator.generate import generate, generate_with_or
 from inbox_triage.scenarios.generator.people import pool_v2
 from inbox_triage.scenarios.generator.senders import _name_groups, _traditions, country_of
 from inbox_triage.scenarios.generator.whole import (
+    PERSONAL_DOMAINS,
     SYSTEM_LOCALS,
     _domain,
     compose_whole,
@@ -237,3 +238,35 @@ def test_a_senders_country_decides_their_name_their_currency_and_their_dates() -
     assert seen >= 30 or not any(
         e.persona.country for es in load_mail().values() for e in es
     ), seen
+
+
+def test_dates_times_and_official_mailboxes_read_as_one_sender_wrote_them() -> None:
+    """Readers saw "Wednesday, 19 August" on a Thursday, a clinic opening "at 16:20", a privacy
+    regulator writing from icloud.com and "Co., Ltd.." where a name ending in a full stop met the
+    writer's own."""
+    import calendar
+
+    from inbox_triage.scenarios.generator.whole import YEAR
+
+    months = {m: i for i, m in enumerate(calendar.month_name) if m}
+    doubled_stop = re.compile(r"\b(?:Ltd|Inc|Co|Corp|LLC|Pty|Ltda|S\.A)\.\.(?!\.)")
+    officials = 0
+    for situation in load_situations_v2():
+        for split in ("train", "validation", "test"):
+            for seed in range(2 * len(emails_for(situation, split))):
+                composed, email = compose_whole(
+                    random.Random(f"{situation.id}|{split}|{seed}"), situation, split, 0.0
+                )
+                slots = composed.slots
+                a, b = slots["date"].split()
+                day, month = (a, b) if a.isdigit() else (b, a)
+                weekday = calendar.day_name[calendar.weekday(YEAR, months[month], int(day))]
+                assert slots["weekday"] == weekday, (slots["date"], slots["weekday"])
+                for key in ("morning_time", "afternoon_time"):
+                    assert slots[key].endswith((":00", ":30")), slots[key]
+                assert not doubled_stop.search(composed.body), composed.body
+                official = situation.sender in ("public_body", "lawyer")
+                if official and email.persona.address == "work":
+                    assert composed.sender.split("@")[1] not in PERSONAL_DOMAINS, composed.sender
+                    officials += 1
+    assert officials >= 10, officials

@@ -36,7 +36,7 @@ COUNTRIES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "Kenya": ("$", True, ("african",)),
     "Nigeria": ("$", True, ("african",)),
     "India": ("$", True, ("south_asian",)),
-    "Japan": ("$", False, ("east_asian",)),
+    "Japan": ("$", True, ("east_asian",)),
     "Singapore": ("$", True, ("southeast_asian", "east_asian", "south_asian")),
 }
 

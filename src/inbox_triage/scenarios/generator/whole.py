@@ -15,6 +15,7 @@ email is in one split only.
 
 from __future__ import annotations
 
+import calendar
 import random
 import re
 import string
@@ -66,6 +67,10 @@ PRICES = {
     "vip": (299, 499, 899, 1200, 2400),
     "enterprise": (1200, 2400, 4800, 9600, 18000),
 }
+# Senders who write from their organisation's own domain even where the writer named none.
+OFFICIAL = frozenset({"public_body", "vendor", "lawyer", "press"})
+YEAR = 2026  # the year an episode's dates fall in: a weekday must agree with its date
+
 # Who our own mail comes from: a phish imitating our IT, a notice from our own systems.
 SUPPLIER_BOXES = ("accounts", "billing", "invoices", "finance")
 IT_DESKS = ("IT Service Desk", "IT Support", "Mail Administration", "IT Helpdesk")
@@ -243,7 +248,13 @@ def _reference_number(rng: random.Random, pattern: str) -> str:
 
 
 def _fill(text: str | None, slots: dict[str, str]) -> str | None:
-    return None if text is None else text.format_map(slots).strip()
+    if text is None:
+        return None
+    filled = text.format_map(slots).strip()
+    company = dict.get(slots, "company", "")
+    if company.endswith("."):  # "the manager of {company}." with "Shirokuma Co., Ltd."
+        filled = filled.replace(f"{company}.", company)
+    return filled
 
 
 def compose_whole(
@@ -266,6 +277,9 @@ def compose_whole(
     elif persona.org_names:
         org_name = rng.choice(persona.org_names)
         domain = _domain(org_name, "gov" if role == "public_body" else "com")
+    elif persona.address == "work" and role in OFFICIAL:  # a body the writer left unnamed
+        kind = re.split(r"[(,]", persona.org_kind)[0]  # writes from its own domain, not gmail
+        org_name, domain = "", _domain(kind, "gov" if role == "public_body" else "com")
     else:
         org_name, domain = "", ""
     slots = identifier_slots(rng, pool, tier, first, imitates=situation.imitates)
@@ -284,8 +298,13 @@ def compose_whole(
         f"{currency}{rng.choice(PRICES[tier]):,}.{rng.choice(('00', '00', '99'))}" for _ in range(2)
     )
     day_first = place[1] if place else EUROPEAN.search(text) or currency != "$"
-    if day_first:  # readers saw "August 20" in British letters
-        slots["date"] = f"{rng.randrange(1, 29)} {rng.choice(MONTHS)}"
+    month, day = rng.randrange(12), rng.randrange(1, 29)
+    # readers saw "August 20" in British letters, "Wednesday, 19 August" on a Thursday, a
+    # clinic opening "at 16:20" and maintenance "at 11:10": one day, on the hour or half past
+    slots["date"] = f"{day} {MONTHS[month]}" if day_first else f"{MONTHS[month]} {day}"
+    slots["weekday"] = calendar.day_name[calendar.weekday(YEAR, month + 1, day)]
+    slots["morning_time"] = f"{rng.randrange(7, 12):02d}:{rng.choice((0, 30)):02d}"
+    slots["afternoon_time"] = f"{rng.randrange(12, 18):02d}:{rng.choice((0, 30)):02d}"
     if persona.org_names:  # {vendor} in a written email is the sender's own organisation
         slots.update(
             vendor=org_name, vendor_domain=domain, lookalike_domain=_lookalike(rng, domain)
