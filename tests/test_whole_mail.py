@@ -226,18 +226,18 @@ def test_a_senders_country_decides_their_name_their_currency_and_their_dates() -
                 currency, day_first, names = place
                 slots = composed.slots
                 first, last = slots["first_name"], slots["last_name"]
-                assert any(
-                    first in traditions[n][0] and last in traditions[n][1] for n in names
-                ), (email.persona.country, first, last)
+                assert any(first in traditions[n][0] and last in traditions[n][1] for n in names), (
+                    email.persona.country,
+                    first,
+                    last,
+                )
                 text = f"{email.subject} {email.body}"
                 if not any(c in text for c in "£€$"):
                     assert slots["amount"].startswith(currency), (email.persona.country, slots)
                 if day_first:
                     assert not re.match(rf"({months}) \d", slots["date"]), slots["date"]
                 seen += 1
-    assert seen >= 30 or not any(
-        e.persona.country for es in load_mail().values() for e in es
-    ), seen
+    assert seen >= 30 or not any(e.persona.country for es in load_mail().values() for e in es), seen
 
 
 def test_dates_times_and_official_mailboxes_read_as_one_sender_wrote_them() -> None:
@@ -270,3 +270,44 @@ def test_dates_times_and_official_mailboxes_read_as_one_sender_wrote_them() -> N
                     assert composed.sender.split("@")[1] not in PERSONAL_DOMAINS, composed.sender
                     officials += 1
     assert officials >= 10, officials
+
+
+def test_where_a_sender_is_shows_in_their_domain_and_what_they_bill_fits_who_they_are() -> None:
+    """Readers saw a Spanish regulator on a .gov address, a UK charity on a .com, a supplier's
+    bank-change scam chasing "$12.00" and an annual plan at "€19.99"."""
+    from inbox_triage.scenarios.generator.senders import top_level, where_from
+
+    placed = invoices = 0
+    for situation in load_situations_v2():
+        for split in ("train", "test"):
+            for seed in range(2 * len(emails_for(situation, split))):
+                composed, email = compose_whole(
+                    random.Random(f"{situation.id}/{split}/{seed}"), situation, split, 0.0
+                )
+                p = email.persona
+                where = p.country or where_from(p)
+                if (
+                    where
+                    and p.org_names
+                    and p.address == "work"
+                    and situation.sender
+                    not in (
+                        "colleague",
+                        "scammer",
+                    )
+                ):
+                    public = situation.sender == "public_body"
+                    assert composed.sender.endswith("." + top_level(where, public)), (
+                        where,
+                        composed.sender,
+                    )
+                    placed += 1
+                amount = float(re.sub(r"[^\d.]", "", composed.slots["amount"]))
+                if situation.sender in ("vendor", "scammer"):
+                    assert amount >= 480, composed.slots["amount"]
+                    invoices += 1
+                elif situation.sender == "customer" and re.search(
+                    r"\bannual\b", f"{email.subject} {email.body}", re.I
+                ):
+                    assert amount >= 100, composed.slots["amount"]
+    assert placed >= 50 and invoices >= 20, (placed, invoices)

@@ -43,13 +43,8 @@ COUNTRIES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
 
 def country_of(persona_country: str | None) -> tuple[str, bool, tuple[str, ...]] | None:
     """The table's row for a persona's country ("United Kingdom (Wales)" reads as Wales)."""
-    if not persona_country:
-        return None
-    name = persona_country.strip()
-    inner = re.search(r"\((.+)\)", name)
-    return COUNTRIES.get(inner[1] if inner else name) or COUNTRIES.get(
-        "UK" if "United Kingdom" in name else name
-    )
+    key = _key(persona_country) if persona_country else None
+    return COUNTRIES[key] if key else None
 
 
 @cache
@@ -76,3 +71,62 @@ def sender_name(rng: random.Random, traditions: tuple[str, ...] = ()) -> tuple[s
     groups = _name_groups()
     first, last, _ = rng.choices(groups, weights=[w for *_, w in groups])[0]
     return rng.choice(first), rng.choice(last)
+
+
+# The top-level domains a country's organisations write from: (public bodies, companies).
+DOMAINS = {  # fmt: skip
+    "UK": ("gov.uk", "co.uk"),
+    "England": ("gov.uk", "co.uk"),
+    "Wales": ("gov.wales", "co.uk"),
+    "Scotland": ("gov.scot", "co.uk"),
+    "Ireland": ("gov.ie", "ie"),
+    "US": ("gov", "com"),
+    "Canada": ("gc.ca", "ca"),
+    "Australia": ("gov.au", "com.au"),
+    "New Zealand": ("govt.nz", "co.nz"),
+    "Germany": ("bund.de", "de"),
+    "Netherlands": ("nl", "nl"),
+    "France": ("gouv.fr", "fr"),
+    "Spain": ("gob.es", "es"),
+    "Portugal": ("gov.pt", "pt"),
+    "Italy": ("gov.it", "it"),
+    "Poland": ("gov.pl", "pl"),
+    "Sweden": ("se", "se"),
+    "Denmark": ("dk", "dk"),
+    "Mexico": ("gob.mx", "com.mx"),
+    "Brazil": ("gov.br", "com.br"),
+    "South Africa": ("gov.za", "co.za"),
+    "Kenya": ("go.ke", "co.ke"),
+    "Nigeria": ("gov.ng", "com.ng"),
+    "India": ("gov.in", "in"),
+    "Japan": ("go.jp", "co.jp"),
+    "Singapore": ("gov.sg", "com.sg"),
+}
+
+
+def _key(country: str) -> str | None:
+    inner = re.search(r"\((.+)\)", country)
+    name = (inner[1] if inner else country).strip()
+    if name in COUNTRIES:
+        return name
+    return "UK" if "United Kingdom" in country else None
+
+
+def top_level(country: str | None, public: bool) -> str:
+    """The domain ending an organisation in ``country`` writes from (a .com where unknown)."""
+    key = _key(country) if country else None
+    if key is None:
+        return "gov" if public else "com"
+    return DOMAINS[key][0 if public else 1]
+
+
+_NAMED = re.compile(r"\b(" + "|".join(sorted(COUNTRIES, key=len, reverse=True)) + r")\b")
+
+
+def where_from(persona: object) -> str | None:
+    """The country an earlier round's persona card names in passing ("national police (Spain)")."""
+    text = " ".join(
+        str(getattr(persona, f, "") or "") for f in ("org_kind", "relationship", "role", "happened")
+    )
+    found = _NAMED.search(text)
+    return found[1] if found else None

@@ -36,7 +36,12 @@ from inbox_triage.scenarios.generator.people import (
     pool_v2,
 )
 from inbox_triage.scenarios.generator.schema_v2 import SituationV2
-from inbox_triage.scenarios.generator.senders import country_of, sender_name
+from inbox_triage.scenarios.generator.senders import (
+    country_of,
+    sender_name,
+    top_level,
+    where_from,
+)
 from inbox_triage.scenarios.generator.texts import MONTHS
 from inbox_triage.scenarios.generator.writing import AGENTS
 from inbox_triage.scenarios.loader import ScenarioError, data_root, read_yaml
@@ -70,6 +75,10 @@ PRICES = {
 # Senders who write from their organisation's own domain even where the writer named none.
 OFFICIAL = frozenset({"public_body", "vendor", "lawyer", "press"})
 YEAR = 2026  # the year an episode's dates fall in: a weekday must agree with its date
+
+# What suppliers (and scams imitating them) invoice; readers saw "$12.00" chased as fraud.
+INVOICES = (480, 760, 1250, 2860, 4375, 7900, 12400)
+ANNUAL = re.compile(r"\b(?:annual|annually|yearly|per year|a year|12 months|twelve months)\b", re.I)
 
 # Who our own mail comes from: a phish imitating our IT, a notice from our own systems.
 SUPPLIER_BOXES = ("accounts", "billing", "invoices", "finance")
@@ -270,19 +279,24 @@ def compose_whole(
     pool = pool_v2(split)
     role = situation.sender
     tier = persona.tier if role == "customer" and persona.tier else "standard"
-    place = country_of(persona.country)
+    where = persona.country or where_from(persona)
+    place = country_of(where)
     first, last = sender_name(rng, place[2] if place else ())
+    tld = top_level(where, public=role == "public_body")
     if role == "colleague":
         org_name, domain = pool.our_company, pool.our_domain
     elif persona.org_names:
         org_name = rng.choice(persona.org_names)
-        domain = _domain(org_name, "gov" if role == "public_body" else "com")
+        domain = _domain(org_name, tld)
     elif persona.address == "work" and role in OFFICIAL:  # a body the writer left unnamed
         kind = re.split(r"[(,]", persona.org_kind)[0]  # writes from its own domain, not gmail
-        org_name, domain = "", _domain(kind, "gov" if role == "public_body" else "com")
+        org_name, domain = "", _domain(kind, tld)
     else:
         org_name, domain = "", ""
     slots = identifier_slots(rng, pool, tier, first, imitates=situation.imitates)
+    if role == "vendor" and not persona.org_names:  # a supplier of ours the writer left unnamed
+        org_name = slots["vendor"]
+        domain = slots["vendor_domain"] = _domain(org_name, tld)
     slots.update(
         first_name=first,
         last_name=last,
@@ -294,8 +308,12 @@ def compose_whole(
     # Sums a customer of this tier would see (readers flagged "$1,805.19" for a small plan).
     text = " ".join(email.texts().values())
     currency = "£" if "£" in text else "€" if "€" in text else place[0] if place else "$"
+    # a supplier's invoice is not a plan's price; an annual plan costs about ten months
+    prices = INVOICES if role in ("vendor", "scammer") else PRICES[tier]
+    times = 10 if role == "customer" and ANNUAL.search(text) else 1
     slots["amount"], slots["amount2"] = (
-        f"{currency}{rng.choice(PRICES[tier]):,}.{rng.choice(('00', '00', '99'))}" for _ in range(2)
+        f"{currency}{rng.choice(prices) * times:,}.{rng.choice(('00', '00', '99'))}"
+        for _ in range(2)
     )
     day_first = place[1] if place else EUROPEAN.search(text) or currency != "$"
     month, day = rng.randrange(12), rng.randrange(1, 29)
@@ -309,7 +327,7 @@ def compose_whole(
         slots.update(
             vendor=org_name, vendor_domain=domain, lookalike_domain=_lookalike(rng, domain)
         )
-    elif role != "scammer":  # or, in our own systems' notices, us
+    elif role not in ("scammer", "vendor"):  # or, in our own systems' notices, us
         slots.update(
             vendor=pool.our_company,
             vendor_domain=pool.our_domain,
