@@ -246,7 +246,7 @@ def test_dates_times_and_official_mailboxes_read_as_one_sender_wrote_them() -> N
     writer's own."""
     import calendar
 
-    from inbox_triage.scenarios.generator.whole import YEAR
+    from inbox_triage.scenarios.generator.senders import YEAR
 
     months = {m: i for i, m in enumerate(calendar.month_name) if m}
     doubled_stop = re.compile(r"\b(?:Ltd|Inc|Co|Corp|LLC|Pty|Ltda|S\.A)\.\.(?!\.)")

@@ -3,10 +3,12 @@ decides (the currency of a plain sum, the date style, the traditions their names
 
 from __future__ import annotations
 
+import calendar
 import random
 import re
 from functools import cache
 
+from inbox_triage.scenarios.generator.texts import MONTHS
 from inbox_triage.scenarios.loader import data_root, read_yaml
 
 # Where a sender is (the writer's persona card, round 4 on): the currency a plain {amount} is in,
@@ -130,3 +132,51 @@ def where_from(persona: object) -> str | None:
     )
     found = _NAMED.search(text)
     return found[1] if found else None
+
+
+# Words that mark a writer who dates "20 August" (British and European spelling and forms).
+EUROPEAN = re.compile(
+    r"\b(colour|organisation|whilst|fortnight|half[- ]term|postcode|favour|cheque|realise|"
+    r"apologise|centre|licence|programme|analyse|mum|VAT|GmbH|Ltd|plc|NHS|council)\b"
+)
+# Sums a customer of this tier would see (readers flagged "$1,805.19" for a small plan).
+PRICES = {
+    "standard": (12, 19, 29, 39, 49, 79, 99, 149),
+    "premium": (49, 99, 149, 199, 299, 499),
+    "vip": (299, 499, 899, 1200, 2400),
+    "enterprise": (1200, 2400, 4800, 9600, 18000),
+}
+# What suppliers (and scams imitating them) invoice; readers saw "$12.00" chased as fraud.
+INVOICES = (480, 760, 1250, 2860, 4375, 7900, 12400)
+ANNUAL = re.compile(r"\b(?:annual|annually|yearly|per year|a year|12 months|twelve months)\b", re.I)
+YEAR = 2026  # the year an episode's dates fall in: a weekday must agree with its date
+
+
+def local_values(
+    rng: random.Random,
+    text: str,
+    role: str,
+    tier: str,
+    place: tuple[str, bool, tuple[str, ...]] | None,
+) -> dict[str, str]:
+    """Sums, a date and times as this sender writes them: in their currency (or the one their
+    text shows), sized to who bills (a supplier's invoice, an annual plan), day first where they
+    write so; a weekday that agrees with the date; times on the hour or half past (readers saw
+    "Wednesday, 19 August" on a Thursday and a clinic opening "at 16:20")."""
+    currency = "£" if "£" in text else "€" if "€" in text else place[0] if place else "$"
+    prices = INVOICES if role in ("vendor", "scammer") else PRICES[tier]
+    times = 10 if role == "customer" and ANNUAL.search(text) else 1
+    amount, amount2 = (
+        f"{currency}{rng.choice(prices) * times:,}.{rng.choice(('00', '00', '99'))}"
+        for _ in range(2)
+    )
+    day_first = place[1] if place else EUROPEAN.search(text) or currency != "$"
+    month, day = rng.randrange(12), rng.randrange(1, 29)
+    return {
+        "amount": amount,
+        "amount2": amount2,
+        "date": f"{day} {MONTHS[month]}" if day_first else f"{MONTHS[month]} {day}",
+        "weekday": calendar.day_name[calendar.weekday(YEAR, month + 1, day)],
+        "morning_time": f"{rng.randrange(7, 12):02d}:{rng.choice((0, 30)):02d}",
+        "afternoon_time": f"{rng.randrange(12, 18):02d}:{rng.choice((0, 30)):02d}",
+    }

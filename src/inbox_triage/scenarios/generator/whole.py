@@ -15,7 +15,6 @@ email is in one split only.
 
 from __future__ import annotations
 
-import calendar
 import random
 import re
 import string
@@ -38,11 +37,11 @@ from inbox_triage.scenarios.generator.people import (
 from inbox_triage.scenarios.generator.schema_v2 import SituationV2
 from inbox_triage.scenarios.generator.senders import (
     country_of,
+    local_values,
     sender_name,
     top_level,
     where_from,
 )
-from inbox_triage.scenarios.generator.texts import MONTHS
 from inbox_triage.scenarios.generator.writing import AGENTS
 from inbox_triage.scenarios.loader import ScenarioError, data_root, read_yaml
 
@@ -55,30 +54,14 @@ WHOLE_SLOTS = frozenset(
     morning_time afternoon_time plan seats days ref ref2 vendor lookalike_domain agent""".split()
 )
 # The mailboxes private people write from.
-# Words that mark a writer who dates "20 August" (British and European spelling and forms).
-EUROPEAN = re.compile(
-    r"\b(colour|organisation|whilst|fortnight|half[- ]term|postcode|favour|cheque|realise|"
-    r"apologise|centre|licence|programme|analyse|mum|VAT|GmbH|Ltd|plc|NHS|council)\b"
-)
 # The mailbox an automated message comes from, by what it is (readers: newsletters from alerts@).
 SYSTEM_LOCALS = {
     "newsletter": ("news", "newsletter", "updates", "hello"),
     "monitoring_notice": ("alerts", "monitoring", "no-reply"),
     "notice": ("no-reply", "notifications", "noreply"),
 }
-PRICES = {
-    "standard": (12, 19, 29, 39, 49, 79, 99, 149),
-    "premium": (49, 99, 149, 199, 299, 499),
-    "vip": (299, 499, 899, 1200, 2400),
-    "enterprise": (1200, 2400, 4800, 9600, 18000),
-}
 # Senders who write from their organisation's own domain even where the writer named none.
 OFFICIAL = frozenset({"public_body", "vendor", "lawyer", "press"})
-YEAR = 2026  # the year an episode's dates fall in: a weekday must agree with its date
-
-# What suppliers (and scams imitating them) invoice; readers saw "$12.00" chased as fraud.
-INVOICES = (480, 760, 1250, 2860, 4375, 7900, 12400)
-ANNUAL = re.compile(r"\b(?:annual|annually|yearly|per year|a year|12 months|twelve months)\b", re.I)
 
 # Who our own mail comes from: a phish imitating our IT, a notice from our own systems.
 SUPPLIER_BOXES = ("accounts", "billing", "invoices", "finance")
@@ -305,24 +288,7 @@ def compose_whole(
         **{k: _reference_number(rng, v) for k, v in persona.refs.items()},
     )
     slots["agent"] = rng.choice(AGENTS)  # who answers for us, greeted by the sender's answer
-    # Sums a customer of this tier would see (readers flagged "$1,805.19" for a small plan).
-    text = " ".join(email.texts().values())
-    currency = "£" if "£" in text else "€" if "€" in text else place[0] if place else "$"
-    # a supplier's invoice is not a plan's price; an annual plan costs about ten months
-    prices = INVOICES if role in ("vendor", "scammer") else PRICES[tier]
-    times = 10 if role == "customer" and ANNUAL.search(text) else 1
-    slots["amount"], slots["amount2"] = (
-        f"{currency}{rng.choice(prices) * times:,}.{rng.choice(('00', '00', '99'))}"
-        for _ in range(2)
-    )
-    day_first = place[1] if place else EUROPEAN.search(text) or currency != "$"
-    month, day = rng.randrange(12), rng.randrange(1, 29)
-    # readers saw "August 20" in British letters, "Wednesday, 19 August" on a Thursday, a
-    # clinic opening "at 16:20" and maintenance "at 11:10": one day, on the hour or half past
-    slots["date"] = f"{day} {MONTHS[month]}" if day_first else f"{MONTHS[month]} {day}"
-    slots["weekday"] = calendar.day_name[calendar.weekday(YEAR, month + 1, day)]
-    slots["morning_time"] = f"{rng.randrange(7, 12):02d}:{rng.choice((0, 30)):02d}"
-    slots["afternoon_time"] = f"{rng.randrange(12, 18):02d}:{rng.choice((0, 30)):02d}"
+    slots.update(local_values(rng, " ".join(email.texts().values()), role, tier, place))
     if persona.org_names:  # {vendor} in a written email is the sender's own organisation
         slots.update(
             vendor=org_name, vendor_domain=domain, lookalike_domain=_lookalike(rng, domain)
