@@ -78,6 +78,26 @@ def _asks_for_it(parts: list[str], extra: tuple[str, ...]) -> bool:
 # while it was held out from both readers, keeping every plain request the tests list.
 SURE = 0.85
 CLEARS = 0.1
+# What a breach is about: the model alone flags only a sentence that names one of these
+# ("We value you." is about nothing it may not say).
+TOPIC = re.compile(
+    r"\b(?:pass\w*|pin|codes?|digits?|numbers?|card|cvv|cvc|keys?|tokens?|secret|log ?in|"
+    r"sign(?:-| )?in|credentials|otp|authenticator|verif\w*|security|phrase|cookie|"
+    r"refund\w*|money|credit\w*|back|discount\w*|free|waive\w*|compensat\w*|voucher|"
+    r"reimburs\w*|pay\w*|cover\w*|charge\w*|fee|cost|off|fix\w*|patch\w*|release\w*|"
+    r"resolved?|sorted|guarantee\w*|promise\w*|deploy\w*|hotfix|today|tomorrow|tonight|"
+    r"monday|tuesday|wednesday|thursday|friday|weekend|hours?|days?|week|month|"
+    r"[$£€¥₹]\s?\d|\d+\s?%)\b",
+    re.IGNORECASE,
+)
+
+
+# A plain request the model may not clear however it is padded ("... Send your password").
+_PLAIN_ASK = re.compile(
+    r"\b(?:send|reply with|tell|share|provide|give|email|text|what(?:'s| is))\b(?:\s+\w+){0,3}?"
+    r"\s+(?:password|passcode|pin|(?:one-time |verification |security |2fa )?code|cvv|"
+    r"card number|credentials|login details)\b"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +134,13 @@ def _sentence(
     learned = _learned(examples)
     if learned is not None:
         p = learned.breach.score(sentence)
-        if p < CLEARS or (p <= SURE and not (ask or promise)):
+        # The model clears what the regular expressions read into a hedge, a condition, a
+        # warning or a fact of record; it can be diluted by padding (a known limit).
+        cleared = p < CLEARS and not (ask and _PLAIN_ASK.search(lowered))
+        alone = not (ask or promise)
+        if cleared or (alone and (p <= SURE or not TOPIC.search(sentence))):
             return False, False
-        if not (ask or promise):  # the model alone: which breach it reads
+        if alone:  # the model alone: which breach it reads
             ask = learned.kind.score(sentence) > 0.5
             return ask, not ask
     return ask, promise

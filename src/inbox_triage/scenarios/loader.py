@@ -113,16 +113,14 @@ def load_policy(name: str = "support_policy", version: int | None = None) -> Pol
 
 
 SCREEN_SETS = ("tuning", "unseen", "fresh", "final", "plain")
-# Every this many sentences of the support leads' replies and requests (generator v4's mail)
-# teach the screen what ordinary replies say; the rest check that it leaves them alone.
-ORDINARY_EVERY = 8
 _SLOT = re.compile(r"\{(\w+)\}")
 _SLOT_FILL = {"first_name": "Alex", "full_name": "Alex Morgan", "agent": "Sam"}
 
 
 def ordinary_sentences() -> list[str]:
     """Sentences of the replies and requests support leads wrote, blind, for generator v4's
-    mail, with their placeholders filled: what a reply that breaks nothing says."""
+    mail, with their placeholders filled: what a reply that breaks nothing says (a snapshot of
+    every eighth, screen/ordinary.yaml, teaches the screen; the rest check it)."""
     out: list[str] = []
     for entry in sorted((data_root() / "generator" / "mail").iterdir(), key=lambda e: e.name):
         for email in read_yaml(entry)["emails"]:
@@ -139,14 +137,20 @@ def ordinary_sentences() -> list[str]:
 @cache
 def screen_examples() -> tuple[tuple[str, str], ...]:
     """The hand-written breaches and look-alikes the policy screen learns from (each set written
-    by someone who never saw the screen; a fifth, in the tests, is never learned from)."""
+    by someone who never saw the screen; a sixth, in the tests, is never learned from), and
+    ordinary reply sentences (``ordinary.yaml``)."""
     examples: list[tuple[str, str]] = []
     for name in SCREEN_SETS:
         data = read_yaml(data_root() / "policies" / "screen" / f"{name}.yaml")
         examples += [(b["kind"], b["text"]) for b in data["breaches"]]
         examples += [("fine", a["text"]) for a in data["lookalikes"]]
-    examples += [("fine", s) for s in ordinary_sentences()[::ORDINARY_EVERY]]
+    examples += [("fine", s) for s in ordinary_snapshot()]
     return tuple(examples)
+
+
+def ordinary_snapshot() -> list[str]:
+    """The ordinary reply sentences the screen learns from (screen/ordinary.yaml)."""
+    return list(read_yaml(data_root() / "policies" / "screen" / "ordinary.yaml")["sentences"])
 
 
 @cache
