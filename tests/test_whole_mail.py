@@ -27,7 +27,7 @@ from inbox_triage.scenarios.generator.whole import (
     load_mail,
 )
 
-MIN_EMAILS = 4  # per situation, for now (the issue's target is 25)
+MIN_EMAILS = 6  # per situation, for now (the issue's target is 25; most have 20 or more)
 SHINGLE = 5  # words per run when two emails are compared
 PEOPLE = {first for group in _name_groups() for first in group[0]}
 SYSTEM_MAILBOXES = {local for locals_ in SYSTEM_LOCALS.values() for local in locals_}
@@ -39,12 +39,12 @@ def _words(text: str) -> list[str]:
 
 
 def test_nearly_every_situation_is_written_whole_in_every_split() -> None:
-    """Generator v4 plays a situation once every split has verified mail for it. Two are out
-    for now: blind readers asked for details (the new address, proof for a two-step reset)
-    where the truth needs none, and no email was kept in some split."""
+    """Generator v4 plays a situation once every split has verified mail for it: since policy
+    v5 says a two-step reset or an address change needs nothing from the customer, blind
+    readers agree with the truth there too, and every situation is written whole."""
     mail = load_mail()
     playable = [s for s in load_situations_v2() if has_mail(s)]
-    assert len(playable) >= 55, sorted(
+    assert len(playable) == len(load_situations_v2()), sorted(
         set(s.id for s in load_situations_v2()) - {s.id for s in playable}
     )
     for situation in playable:
