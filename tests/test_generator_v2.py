@@ -299,6 +299,17 @@ def test_hand_written_clean_mail_has_no_findings():
                 + "\n\n> Thanks for contacting Northwind Cloud. We have your message.",
             },
         ),
+        ("stock_identifier", {"body": CLEAN + "\n\nMaya Lind\nContoso Ltd\n(614) 555-0147"}),
+        (
+            "official_from_webmail",
+            {
+                "sender": "maya.lind@gmail.com",
+                "customer": Customer(
+                    name="Maya Lind", email="maya.lind@gmail.com", tier="standard",
+                    role="public_body",
+                ),
+            },
+        ),
         (
             "answer_contradiction",
             {

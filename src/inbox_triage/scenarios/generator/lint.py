@@ -6,7 +6,7 @@ reports what a reader would trip over: a slot left unfilled, a mail signed twice
 sent from the forwarded person's own address, a company domain cut mid-word, a sentence said
 twice, a sender shown as something they are not, a product with a feature or a failure its
 kind cannot have, a time that contradicts its words, our acknowledgement repeated or sent
-where support never was.
+where support never was, a sample name or specimen number, an official on webmail.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ KINDS = (
     "repeated_acknowledgement",
     "spliced_greeting",
     "answer_contradiction",
+    "stock_identifier",
+    "official_from_webmail",
 )
 _UNFILLED = re.compile(r"\{[a-z_0-9]*\}|\[[^\[\]\n]*\|[^\[\]\n]*\]")
 _SIGN_OFF = re.compile(
@@ -41,6 +43,16 @@ _SIGN_OFF = re.compile(
     re.I,
 )
 _FORWARD = "---------- Forwarded message"
+# Readers' finds (issue 32): sample names and specimen numbers no real sender writes, and a
+# regulator, police force, law firm or supplier writing from a webmail address.
+_STOCK = re.compile(
+    r"\b(?:Contoso|Fabrikam|Acme (?:Corp|Inc|Ltd)|John Doe|Jane Doe|Foo Bar)\b|"
+    r"\b555[- ]01\d\d\b|\bGB29 ?NWBK\b|\b4111[ -]?1111[ -]?1111[ -]?1111\b"
+)
+_OFFICIAL = frozenset({"public_body", "lawyer", "vendor"})
+_WEBMAIL = frozenset(
+    {"gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me", "gmx.net"}
+)
 _FROM = re.compile(r"^From: (?P<name>[^<\n]+?) <(?P<addr>[^>\n]+)>", re.M)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
@@ -171,6 +183,11 @@ def lint_ticket(ticket: Ticket, our_domain: str = "northwind.example") -> Iterat
     domain = ticket.sender.rsplit("@", 1)[-1].lower()
     if ticket.customer.company and _slug_cut(domain.split(".")[0], ticket.customer.company):
         yield found("cut_domain", "sender", f"{ticket.sender} for {ticket.customer.company}")
+    for where, text in _texts(ticket):
+        for match in _STOCK.finditer(text):
+            yield found("stock_identifier", where, text, match.start())
+    if ticket.customer.role in _OFFICIAL and domain in _WEBMAIL:
+        yield found("official_from_webmail", "sender", f"{ticket.customer.role}: {ticket.sender}")
     yield from _repeats(ticket, found)
     yield from _roles(ticket, domain, our_domain, found)
     yield from _products(ticket, found)
