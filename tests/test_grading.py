@@ -278,3 +278,15 @@ def test_a_reply_greets_a_customer_whose_name_has_accents(env):
     )
     assert addresses_customer("Hi Sofía,\n\nThank you for writing.", renamed)
     assert not addresses_customer("Hi Maria,\n\nThank you for writing.", renamed)
+
+
+@pytest.mark.parametrize(
+    ("opening", "name"),
+    [("Dear Det. King,", "King"), ("Dear Sergeant Ali,", "Ali"), ("Dear Mme Laurent,", "Laurent")],
+)
+def test_a_title_before_the_name_is_not_taken_for_a_name(opening, name):
+    """Support leads greet a detective, a sergeant or a French customer by title and surname;
+    the grader read "Det" and "Mme" as someone else's name and zeroed the reply."""
+    from inbox_triage.grading.replies import greeted_name
+
+    assert greeted_name(opening) == name

@@ -212,3 +212,11 @@ def test_padding_a_plain_request_does_not_dilute_it_past_the_screen(text):
 @pytest.mark.parametrize("text", ["We value you.", "We appreciate you.", "Hello Alex,"])
 def test_the_model_alone_flags_only_what_names_a_secret_or_an_outcome(text):
     assert not POLICY.screen(text), text
+
+
+def test_saying_the_card_may_have_been_taken_is_advice_not_a_request():
+    """A support lead's reply to a fraud report: telling the customer to call their bank about
+    the card is not asking for its details."""
+    text = "If you think your card details have been taken, please contact your bank today."
+    assert not POLICY.screen(text), text
+    assert POLICY.screen("Please send us your card details, they have not been taken.").asks

@@ -62,7 +62,10 @@ _FIRST_SENTENCE = re.compile(r"[^\n]{12,160}?[.!?](?=\s|$)")
 
 
 def details_of(text: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(m.rstrip(".,") for m in _DETAILS.findall(text)))
+    """Ids and sums an email names; bare small numbers ("60, 15, 20") are not details a reply
+    notes (readers saw "I've noted the details you gave us: 60, 15, 20")."""
+    found = (m.rstrip(".,") for m in _DETAILS.findall(text))
+    return tuple(dict.fromkeys(m for m in found if not (m.isdigit() and len(m) < 5)))
 
 
 def first_sentence(text: str, words: int = 0) -> str:

@@ -96,7 +96,7 @@ TOPIC = re.compile(
 _PLAIN_ASK = re.compile(
     r"\b(?:send|reply with|tell|share|provide|give|email|text|what(?:'s| is))\b(?:\s+\w+){0,3}?"
     r"\s+(?:password|passcode|pin|(?:one-time |verification |security |2fa )?code|cvv|"
-    r"card number|credentials|login details)\b"
+    r"card (?:number|details)|credentials|(?:login|log-in|sign-in|banking) details)\b"
 )
 
 

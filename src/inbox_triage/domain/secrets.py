@@ -116,7 +116,10 @@ _ADVICE = re.compile(
 )
 _AFTER_SAFE = re.compile(
     r"^\W*(?:\w+\W+){0,5}?(?:removed|redacted|stripped|masked|hidden|blanked|omitted|deleted|"
-    r"excluded|covered|(?:taken|blanked|crossed|left|cut|blacked) out|to yourself)\b"
+    r"excluded|covered|(?:taken|blanked|crossed|left|cut|blacked) out|to yourself)\b|"
+    # "your card details have been taken": what happened to it, not a request for it
+    r"^\W*(?:(?:have|has|had|may have|might have|could have)\s+)?(?:been|was|were|got)\s+"
+    r"(?:taken|stolen|compromised|leaked|exposed|copied|skimmed|lost)\b"
 )
 # Using a secret where it belongs is not giving it to us.
 IN_USE = re.compile(

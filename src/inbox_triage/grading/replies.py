@@ -72,7 +72,9 @@ def policy_breaches(text: str, ticket: Ticket, policy: Policy) -> list[str]:
 
 _GREETING = re.compile(
     r"^\W*(?i:hi|hello|hey|dear|good (?:morning|afternoon|evening)|morning|afternoon|evening)"
-    r"\s+(?:(?i:mr|mrs|ms|miss|mx|dr|prof)\.?\s+)?([A-Z][\w'-]*)(?=\s*(?:[,!.:;\n]|$|[A-Z]))"
+    r"\s+(?:(?i:mr|mrs|ms|miss|mx|dr|dra|prof|det|detective|sgt|sergeant|insp|inspector|officer|"
+    r"constable|dc|ds|di|pc|sr|sra|srta|herr|frau|mme|mlle|dott|avv|ing|m(?=\.))\.?\s+)?"
+    r"([A-Z][\w'-]*)(?=\s*(?:[,!.:;\n]|$|[A-Z]))"
 )
 # Words a greeting names that are not a person ("Dear Customer", "Hi Team").
 _NOT_A_NAME = frozenset(
