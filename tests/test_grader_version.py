@@ -40,7 +40,7 @@ def test_every_grade_names_its_grader_version_and_counts_zero_texts_by_reason():
         }
     )
     grade = env.grade().as_dict()
-    assert grade["grader_version"] == GRADER_VERSION == 4
+    assert grade["grader_version"] == GRADER_VERSION == 5
     summary = grade["texts"]["summary"]
     assert summary["graded"] == 5
     assert summary["zeros"] == {"none": 4, "pasted": 1}
