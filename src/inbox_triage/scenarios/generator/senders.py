@@ -152,6 +152,14 @@ ANNUAL = re.compile(r"\b(?:annual|annually|yearly|per year|a year|12 months|twel
 YEAR = 2026  # the year an episode's dates fall in: a weekday must agree with its date
 
 
+@cache
+def _reading(text: str) -> tuple[str, bool, bool]:
+    """What an email's own words say of its sums and dates: the currency it writes, whether it
+    speaks of an annual plan, whether it writes British or European English (read once)."""
+    written = "£" if "£" in text else "€" if "€" in text else ""
+    return written, bool(ANNUAL.search(text)), bool(EUROPEAN.search(text))
+
+
 def local_values(
     rng: random.Random,
     text: str,
@@ -163,14 +171,15 @@ def local_values(
     text shows), sized to who bills (a supplier's invoice, an annual plan), day first where they
     write so; a weekday that agrees with the date; times on the hour or half past (readers saw
     "Wednesday, 19 August" on a Thursday and a clinic opening "at 16:20")."""
-    currency = "£" if "£" in text else "€" if "€" in text else place[0] if place else "$"
+    written, annual, european = _reading(text)
+    currency = written or (place[0] if place else "$")
     prices = INVOICES if role in ("vendor", "scammer") else PRICES[tier]
-    times = 10 if role == "customer" and ANNUAL.search(text) else 1
+    times = 10 if role == "customer" and annual else 1
     amount, amount2 = (
         f"{currency}{rng.choice(prices) * times:,}.{rng.choice(('00', '00', '99'))}"
         for _ in range(2)
     )
-    day_first = place[1] if place else EUROPEAN.search(text) or currency != "$"
+    day_first = place[1] if place else european or currency != "$"
     month, day = rng.randrange(12), rng.randrange(1, 29)
     return {
         "amount": amount,
