@@ -300,6 +300,7 @@ def test_hand_written_clean_mail_has_no_findings():
             },
         ),
         ("stock_identifier", {"body": CLEAN + "\n\nMaya Lind\nContoso Ltd\n(614) 555-0147"}),
+        ("self_greeting", {"body": "Hi Maya,\n\n" + CLEAN}),
         (
             "official_from_webmail",
             {

@@ -6,7 +6,8 @@ reports what a reader would trip over: a slot left unfilled, a mail signed twice
 sent from the forwarded person's own address, a company domain cut mid-word, a sentence said
 twice, a sender shown as something they are not, a product with a feature or a failure its
 kind cannot have, a time that contradicts its words, our acknowledgement repeated or sent
-where support never was, a sample name or specimen number, an official on webmail.
+where support never was, a sample name or specimen number, an official on webmail, a sender
+greeting themselves.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ KINDS = (
     "answer_contradiction",
     "stock_identifier",
     "official_from_webmail",
+    "self_greeting",
 )
 _UNFILLED = re.compile(r"\{[a-z_0-9]*\}|\[[^\[\]\n]*\|[^\[\]\n]*\]")
 _SIGN_OFF = re.compile(
@@ -186,6 +188,10 @@ def lint_ticket(ticket: Ticket, our_domain: str = "northwind.example") -> Iterat
     for where, text in _texts(ticket):
         for match in _STOCK.finditer(text):
             yield found("stock_identifier", where, text, match.start())
+    first = ticket.customer.first_name
+    opening = ticket.body.lstrip().split("\n", 1)[0]
+    if first and re.match(rf"(?:hi|hello|hey|dear)\s+{re.escape(first)}\b", opening, re.I):
+        yield found("self_greeting", "body", f"{ticket.sender} greets {first}")
     if ticket.customer.role in _OFFICIAL and domain in _WEBMAIL:
         yield found("official_from_webmail", "sender", f"{ticket.customer.role}: {ticket.sender}")
     yield from _repeats(ticket, found)

@@ -287,7 +287,8 @@ def compose_whole(
         company=org_name,
         **{k: _reference_number(rng, v) for k, v in persona.refs.items()},
     )
-    slots["agent"] = rng.choice(AGENTS)  # who answers for us, greeted by the sender's answer
+    # who answers for us, greeted by the sender's answer (never the sender's own first name)
+    slots["agent"] = rng.choice([a for a in AGENTS if a != first])
     slots.update(local_values(rng, " ".join(email.texts().values()), role, tier, place))
     if persona.org_names:  # {vendor} in a written email is the sender's own organisation
         slots.update(
