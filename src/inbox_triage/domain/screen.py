@@ -75,7 +75,8 @@ def _asks_for_it(parts: list[str], extra: tuple[str, ...]) -> bool:
 
 # A sentence breaches when the model is SURE of it, or when a regular expression finds it and
 # the model does not all but rule it out (below CLEARS): chosen on the fourth hand-written set
-# while it was held out from both readers, keeping every plain request the tests list.
+# while it was held out from both readers and on the leads' ordinary sentences, then revised
+# once after the sealed set was first measured (docs/grading.md gives both figures).
 SURE = 0.85
 CLEARS = 0.1
 # What a breach is about: the model alone flags only a sentence that names one of these
