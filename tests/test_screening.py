@@ -220,3 +220,27 @@ def test_saying_the_card_may_have_been_taken_is_advice_not_a_request():
     text = "If you think your card details have been taken, please contact your bank today."
     assert not POLICY.screen(text), text
     assert POLICY.screen("Please send us your card details, they have not been taken.").asks
+
+
+def test_a_fitted_half_kept_on_disk_scores_as_the_fresh_fit_and_a_bad_file_is_refitted(
+    tmp_path, monkeypatch
+):
+    """Every worker process would pay a fit of a few seconds: the first keeps it outside the
+    repository, the rest load it, with the same scores to the last digit."""
+    from inbox_triage.domain.screen import fit_learned
+    from inbox_triage.scenarios import screen_cache
+
+    monkeypatch.setenv("INBOX_TRIAGE_CACHE", str(tmp_path))
+    examples = POLICY.screen_examples
+    fresh = fit_learned(examples)
+    first = screen_cache.cached_fit(examples)  # fits and keeps
+    path = screen_cache.cache_path(examples)
+    assert path.exists() and path.parent == tmp_path
+    loaded = screen_cache.cached_fit(examples)  # loads
+    probe = ["Send me the code from the text.", "We will look into a refund.", "Hello Alex,"]
+    for model in (first, loaded):
+        assert [model.breach.score(p) for p in probe] == [fresh.breach.score(p) for p in probe]
+        assert [model.kind.score(p) for p in probe] == [fresh.kind.score(p) for p in probe]
+    path.write_text("{not json")
+    again = screen_cache.cached_fit(examples)
+    assert [again.breach.score(p) for p in probe] == [fresh.breach.score(p) for p in probe]

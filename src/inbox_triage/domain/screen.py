@@ -22,7 +22,7 @@ alone catches wordings the other misses and flags look-alikes the other clears.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -102,21 +102,32 @@ _PLAIN_ASK = re.compile(
 
 
 @dataclass(frozen=True, slots=True)
-class _Learned:
+class Learned:
+    """The screen's learned half: whether a sentence breaches, and which breach it is."""
+
     breach: LinearScreen  # breach or fine
     kind: LinearScreen  # of breaches: asking for a secret (1) or a promise (0)
 
 
-@lru_cache(maxsize=4)
-def _learned(examples: tuple[tuple[str, str], ...]) -> _Learned | None:
-    if not examples:
-        return None
+def fit_learned(examples: tuple[tuple[str, str], ...]) -> Learned:
+    """Fit the learned half on (secret, promise or fine; sentence) examples."""
     texts = [t for _, t in examples]
     breaches = [(k, t) for k, t in examples if k != "fine"]
-    return _Learned(
+    return Learned(
         breach=fit(texts, [int(k != "fine") for k, _ in examples]),
         kind=fit([t for _, t in breaches], [int(k == "secret") for k, _ in breaches]),
     )
+
+
+# How a process gets the learned half for a set of examples: fitted here by default; the
+# scenarios layer keeps fitted halves in a cache outside the repository (a fit takes seconds,
+# and every worker process would pay it).
+FITTER: list[Callable[[tuple[tuple[str, str], ...]], Learned]] = [fit_learned]
+
+
+@lru_cache(maxsize=4)
+def _learned(examples: tuple[tuple[str, str], ...]) -> Learned | None:
+    return FITTER[0](examples) if examples else None
 
 
 @lru_cache(maxsize=16384)

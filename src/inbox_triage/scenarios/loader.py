@@ -139,6 +139,8 @@ def screen_examples() -> tuple[tuple[str, str], ...]:
     """The hand-written breaches and look-alikes the policy screen learns from (each set written
     by someone who never saw the screen; a sixth, in the tests, is never learned from), and
     ordinary reply sentences (``ordinary.yaml``)."""
+    import inbox_triage.scenarios.screen_cache  # noqa: F401  (fitted halves kept per machine)
+
     examples: list[tuple[str, str]] = []
     for name in SCREEN_SETS:
         data = read_yaml(data_root() / "policies" / "screen" / f"{name}.yaml")
