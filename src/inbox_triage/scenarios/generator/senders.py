@@ -50,18 +50,17 @@ def country_of(persona_country: str | None) -> tuple[str, bool, tuple[str, ...]]
 
 
 @cache
-def _name_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...], int], ...]:
-    data = read_yaml(data_root() / "generator" / "names.v4.yaml")["groups"]
-    weight = {"english": 3, "american": 2}  # the inbox is an English-speaking company's
-    return tuple(
-        (tuple(g["first"]), tuple(g["last"]), weight.get(name, 1)) for name, g in data.items()
-    )
-
-
-@cache
 def _traditions() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     data = read_yaml(data_root() / "generator" / "names.v4.yaml")["groups"]
     return {name: (tuple(g["first"]), tuple(g["last"])) for name, g in data.items()}
+
+
+@cache
+def _name_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...], int], ...]:
+    weight = {"english": 3, "american": 2}  # the inbox is an English-speaking company's
+    return tuple(
+        (first, last, weight.get(name, 1)) for name, (first, last) in _traditions().items()
+    )
 
 
 def sender_name(rng: random.Random, traditions: tuple[str, ...] = ()) -> tuple[str, str]:
